@@ -1,0 +1,203 @@
+/**
+ * The session event log: event types, message parts and the stored envelope.
+ * Types are stable and past tense; a shape change bumps `v` inside `data`.
+ */
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+export const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+}
+
+/** Media or a document: a URL or small inline base64 `data`. */
+export interface FilePart {
+  type: 'file';
+  mediaType: string;
+  url?: string;
+  data?: string;
+  filename?: string;
+}
+
+export interface ToolCallPart {
+  type: 'tool_call';
+  callId: string;
+  name: string;
+  input: unknown;
+}
+
+/** Reference to the whole output kept in the tool-output store (seed 000, ToolOutputRef). */
+export interface ToolOutputRef {
+  id: string;
+  byte_size: number;
+  line_count: number;
+  sha256?: string;
+}
+
+export interface ToolResultPart {
+  type: 'tool_result';
+  callId: string;
+  name: string;
+  /** The in-context view of the output (possibly truncated). */
+  output: string;
+  outputRef?: ToolOutputRef;
+  truncated?: boolean;
+  isError?: boolean;
+  /** Media the tool returned (screenshots...); dropped from the view when pruned. */
+  attachments?: FilePart[];
+}
+
+export type Part = TextPart | ReasoningPart | FilePart | ToolCallPart | ToolResultPart;
+export type PartType = Part['type'];
+export const PART_TYPES: readonly PartType[] = ['text', 'reasoning', 'file', 'tool_call', 'tool_result'];
+
+/** Routing metadata (seed 001): unset flags mean visible. */
+export interface MessageMetadata {
+  agentVisible?: boolean;
+  userVisible?: boolean;
+  kind?: string;
+  [key: string]: unknown;
+}
+
+export interface Message {
+  id: string;
+  role: Role;
+  parts: Part[];
+  metadata?: MessageMetadata;
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_tokens?: number;
+  cache_read_tokens?: number;
+}
+
+export type CompactionReason = 'threshold' | 'manual' | 'overflow' | 'finish_length';
+
+export interface SessionCreatedData {
+  model: string;
+  system?: string;
+  config: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+export interface MessageAddedData {
+  message: Message;
+}
+export interface StepFinishedData {
+  usage: Usage;
+  finishReason?: string;
+}
+export interface TurnAbortedData {
+  reason?: string;
+}
+export interface ContextOverflowedData {
+  error?: string;
+}
+export interface CompactionRequestedData {
+  auto: boolean;
+  reason: CompactionReason;
+  instructions?: string;
+}
+export interface CompactionCompletedData {
+  markerSeq: number;
+  coveredThroughSeq: number;
+  summary: string;
+  retain?: string;
+  strategy: string;
+  model: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  durationMs: number;
+  [key: string]: unknown;
+}
+export interface CompactionFailedData {
+  markerSeq: number;
+  attempt: number;
+  error: string;
+  fallback: string;
+}
+export interface ToolOutputsPrunedData {
+  callIds: string[];
+  tokensFreed: number;
+  policy: Record<string, unknown>;
+  [key: string]: unknown;
+}
+export interface ToolResultsArchivedData {
+  callIds: string[];
+  digest: Message | null;
+  [key: string]: unknown;
+}
+export interface SessionConfigChangedData {
+  patch: Record<string, unknown>;
+}
+
+export interface EventDataByType {
+  'session.created': SessionCreatedData;
+  'message.added': MessageAddedData;
+  'step.finished': StepFinishedData;
+  'turn.aborted': TurnAbortedData;
+  'context.overflowed': ContextOverflowedData;
+  'compaction.requested': CompactionRequestedData;
+  'compaction.completed': CompactionCompletedData;
+  'compaction.failed': CompactionFailedData;
+  'tool_outputs.pruned': ToolOutputsPrunedData;
+  'tool_results.archived': ToolResultsArchivedData;
+  'session.config_changed': SessionConfigChangedData;
+}
+
+export type EventType = keyof EventDataByType;
+
+export const EVENT_TYPES: readonly EventType[] = [
+  'session.created',
+  'message.added',
+  'step.finished',
+  'turn.aborted',
+  'context.overflowed',
+  'compaction.requested',
+  'compaction.completed',
+  'compaction.failed',
+  'tool_outputs.pruned',
+  'tool_results.archived',
+  'session.config_changed',
+];
+
+/** The types a client may append; the rest are written by the service itself. */
+export const CLIENT_EVENT_TYPES: readonly EventType[] = [
+  'message.added',
+  'step.finished',
+  'turn.aborted',
+  'context.overflowed',
+  'compaction.requested',
+];
+
+/** An event before the store assigns its seq. */
+export type NewEvent<T extends EventType = EventType> = T extends EventType
+  ? { id: string; type: T; data: EventDataByType[T] }
+  : never;
+
+/** An event as stored: gap-free `seq` per session, assigned under the session row lock. */
+export type StoredEvent<T extends EventType = EventType> = T extends EventType
+  ? {
+      seq: number;
+      id: string;
+      type: T;
+      data: EventDataByType[T];
+      createdAt: Date;
+      /** Token estimate of the event's message, computed once at append time (0 for non-messages). */
+      tokens: number;
+    }
+  : never;
+
+export function isEventOfType<T extends EventType>(
+  event: { type: EventType },
+  type: T,
+): event is StoredEvent<T> {
+  return event.type === type;
+}
