@@ -107,13 +107,21 @@ export interface CompactionRequestedData {
 }
 export interface CompactionCompletedData {
   markerSeq: number;
+  /** Events with seq <= this are replaced by `prefix` in the model view. */
   coveredThroughSeq: number;
   summary: string;
   retain?: string;
+  /**
+   * Exactly what the model sees before the window (after the system prompt):
+   * the strategy's retain block, summary, and for the Codex-style rebuild the
+   * earlier user messages. The view is strategy-agnostic because of this.
+   */
+  prefix: Message[];
   strategy: string;
   model: string;
   tokensBefore: number;
   tokensAfter: number;
+  messagesCompacted: number;
   durationMs: number;
   [key: string]: unknown;
 }
@@ -123,12 +131,19 @@ export interface CompactionFailedData {
   error: string;
   fallback: string;
 }
+/** Results of `callIds` render as a placeholder from here on (the event's time is the "compacted" time). */
 export interface ToolOutputsPrunedData {
   callIds: string[];
   tokensFreed: number;
   policy: Record<string, unknown>;
+  /** Anthropic's clear_tool_inputs: the calls' inputs are replaced too. */
+  clearInputs?: boolean;
   [key: string]: unknown;
 }
+/**
+ * The pairs of `callIds` (call and result) leave the model view; `digest`, if
+ * any, is shown at this event's position instead (seed 001's tool_summary).
+ */
 export interface ToolResultsArchivedData {
   callIds: string[];
   digest: Message | null;

@@ -16,3 +16,6 @@ export const ABORTED_TOOL_RESULT = 'aborted';
 /** OpenCode's auto-continue text after an automatic compaction. */
 export const AUTO_CONTINUE_TEXT =
   'Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.';
+
+/** Replaces a tool call's input when Anthropic-style `clear_tool_inputs` pruned it. */
+export const CLEARED_TOOL_INPUT: Readonly<Record<string, string>> = { note: '[Old tool input cleared]' };
