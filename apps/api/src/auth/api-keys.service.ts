@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database } from '@app/database';
+import { DomainError } from '@app/domain';
+import { findLiveApiKey } from '@app/event-store';
+
+export interface Principal {
+  tenantId: string;
+  keyId: string;
+}
+
+export interface NewApiKey {
+  keyId: string;
+  /** The secret, shown once. */
+  key: string;
+  prefix: string;
+  hash: Buffer;
+}
+
+// sst_<tenant id as 32 hex>_<256-bit secret, base64url>: the tenant is readable so
+// the look-up runs under that tenant's RLS context; the prefix helps secret scanners.
+const KEY_FORMAT = /^sst_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
+
+const hashKey = (key: string) => createHash('sha256').update(key).digest();
+
+const unauthorized = () => new DomainError('unauthorized', 'invalid_api_key', 'Missing, malformed, unknown or revoked API key');
+
+@Injectable()
+export class ApiKeysService {
+  private readonly cache = new Map<string, Principal & { expiresAt: number }>();
+
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  generate(tenantId: string): NewApiKey {
+    const key = `sst_${tenantId.replace(/-/g, '')}_${randomBytes(32).toString('base64url')}`;
+    return { keyId: randomUUID(), key, prefix: key.slice(0, 45), hash: hashKey(key) };
+  }
+
+  /** Verifies a bearer key; a verified key is trusted for API_KEY_CACHE_TTL_MS. */
+  async authenticate(key: string): Promise<Principal> {
+    const match = KEY_FORMAT.exec(key);
+    if (!match) throw unauthorized();
+    const hash = hashKey(key);
+    const cacheKey = hash.toString('hex');
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.expiresAt > Date.now()) return { tenantId: cached.tenantId, keyId: cached.keyId };
+    const hex = match[1];
+    const tenantId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const found = await this.db.tenantTx(tenantId, (tx) => findLiveApiKey(tx, hash));
+    if (!found) throw unauthorized();
+    const principal = { tenantId, keyId: found.keyId };
+    if (this.config.auth.apiKeyCacheTtlMs > 0) {
+      this.cache.set(cacheKey, { ...principal, expiresAt: Date.now() + this.config.auth.apiKeyCacheTtlMs });
+    }
+    return principal;
+  }
+
+  /** Revocation is immediate in this process; other replicas notice within the cache TTL. */
+  forget(keyId: string): void {
+    for (const [k, v] of this.cache) if (v.keyId === keyId) this.cache.delete(k);
+  }
+}

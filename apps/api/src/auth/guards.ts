@@ -1,0 +1,48 @@
+import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { DomainError } from '@app/domain';
+import { ApiKeysService, Principal } from './api-keys.service';
+
+type AuthedRequest = Request & { principal?: Principal };
+
+function bearer(request: Request): string {
+  const header = request.headers.authorization ?? '';
+  return header.startsWith('Bearer ') ? header.slice(7).trim() : '';
+}
+
+/** Tenant routes: a valid API key of the tenant. */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthedRequest>();
+    request.principal = await this.keys.authenticate(bearer(request));
+    return true;
+  }
+}
+
+/** Admin routes: the ADMIN_TOKEN, compared in constant time. */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  private readonly expected: Buffer;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.expected = createHash('sha256').update(config.adminToken).digest();
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const given = createHash('sha256').update(bearer(context.switchToHttp().getRequest<Request>())).digest();
+    if (!timingSafeEqual(given, this.expected)) throw new DomainError('unauthorized', 'invalid_admin_token', 'Missing or wrong admin token');
+    return true;
+  }
+}
+
+/** The tenant of the authenticated API key. */
+export const TenantId = createParamDecorator((_: unknown, context: ExecutionContext): string => {
+  const principal = context.switchToHttp().getRequest<AuthedRequest>().principal;
+  if (!principal) throw new DomainError('unauthorized', 'invalid_api_key', 'Not authenticated');
+  return principal.tenantId;
+});

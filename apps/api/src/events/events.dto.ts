@@ -1,0 +1,37 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+export class NewEventDto {
+  @ApiPropertyOptional({ description: 'Client event id; a retry with the same id returns the original seq', example: 'evt-0001' })
+  id?: string;
+
+  @ApiProperty({ enum: ['message.added', 'step.finished', 'turn.aborted', 'context.overflowed', 'compaction.requested'] })
+  type: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { message: { role: 'user', parts: [{ type: 'text', text: 'Fix the failing test in src/app.ts' }] } },
+  })
+  data: Record<string, unknown>;
+}
+
+/** Documented here; validated strictly by the domain's parseAppendBatch. */
+export class AppendEventsDto {
+  @ApiPropertyOptional({ description: 'The head the client expects; a mismatch is 409 version_conflict', minimum: 0 })
+  expectedSeq?: number;
+
+  @ApiProperty({ type: [NewEventDto] })
+  events: NewEventDto[];
+}
+
+export class ReadEventsQuery {
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  afterSeq?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10000)
+  limit?: number;
+}

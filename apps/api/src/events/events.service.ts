@@ -1,0 +1,74 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database } from '@app/database';
+import { applyToolCallLedger, classifyAppendRetry, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
+import { findSession, findToolCalls, insertEvents, lockSessionForAppend, readEvents, recordToolCalls } from '@app/event-store';
+import { requestFingerprint, runIdempotent } from '../http/idempotency';
+import { payloadHash, sessionNotFound } from '../sessions/sessions.service';
+
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Appends a client batch under the session row lock: gap-free seqs,
+   * expectedSeq checked, repeated event ids answered with their original
+   * seqs, tool-call pairing enforced; all or nothing.
+   */
+  async append(tenantId: string, sessionId: string, body: unknown, idempotencyKey?: string) {
+    const batch = parseAppendBatch(body, randomUUID, this.config.limits.maxEventsPerAppend);
+    const hashes = batch.events.map(payloadHash);
+    const fingerprint = requestFingerprint('POST', `/v1/sessions/${sessionId}/events`, body);
+    return this.db.tenantTx(tenantId, (tx) =>
+      runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
+        const ids = batch.events.map((e) => e.id);
+        const locked = await lockSessionForAppend(tx, sessionId, ids);
+        if (!locked) throw sessionNotFound(sessionId);
+        const hashById = new Map(ids.map((id, i) => [id, hashes[i]]));
+        const retry = classifyAppendRetry(
+          ids,
+          locked.existing.map((e) => ({ id: e.id, seq: e.seq, sameBody: e.payloadHash.equals(hashById.get(e.id)!) })),
+        );
+        if (retry.kind === 'replay') return { status: 200, body: { headSeq: locked.headSeq, events: retry.events } };
+        if (batch.expectedSeq !== undefined && batch.expectedSeq !== locked.headSeq) {
+          throw versionConflict(batch.expectedSeq, locked.headSeq);
+        }
+        const callIds = referencedCallIds(batch.events);
+        const ledger = applyToolCallLedger(batch.events, callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : []);
+        const headSeq = await insertEvents(
+          tx,
+          sessionId,
+          locked.headSeq,
+          batch.events.map((event, i) => ({ event, payloadHash: hashes[i], tokens: 0 })),
+        );
+        const seqOf = (index: number) => locked.headSeq + index + 1;
+        await recordToolCalls(
+          tx,
+          sessionId,
+          ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
+          ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
+        );
+        return { status: 201, body: { headSeq, events: batch.events.map((e, i) => ({ id: e.id, seq: seqOf(i) })) } };
+      }),
+    );
+  }
+
+  async read(tenantId: string, sessionId: string, afterSeq = 0, limit = 100) {
+    const pageSize = Math.min(limit, this.config.limits.maxPageSize);
+    return this.db.tenantTx(tenantId, async (tx) => {
+      const session = await findSession(tx, sessionId);
+      if (!session) throw sessionNotFound(sessionId);
+      const events = await readEvents(tx, sessionId, afterSeq, pageSize);
+      const last = events.length > 0 ? events[events.length - 1].seq : afterSeq;
+      return {
+        headSeq: session.headSeq,
+        events: events.map((e) => ({ seq: e.seq, id: e.id, type: e.type, data: e.data, createdAt: e.createdAt.toISOString() })),
+        nextAfterSeq: last < session.headSeq ? last : null,
+      };
+    });
+  }
+}

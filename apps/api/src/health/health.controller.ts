@@ -1,0 +1,33 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Redis } from 'ioredis';
+import { Database } from '@app/database';
+import { PRODUCER_REDIS } from '@app/queue';
+
+@ApiTags('health')
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly db: Database,
+    @Inject(PRODUCER_REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('healthz')
+  @ApiOperation({ summary: 'Liveness: the process serves requests' })
+  health() {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  @ApiOperation({ summary: 'Readiness: PostgreSQL answers; Redis state is reported (appends work without it)' })
+  async ready(@Res({ passthrough: true }) res: Response) {
+    const [postgres, redis] = await Promise.all([
+      this.db.ping().then(() => 'ok', () => 'down'),
+      this.redis.ping().then(() => 'ok', () => 'down'),
+    ]);
+    // Without Redis the API still accepts appends (the outbox keeps triggers), so only PostgreSQL gates readiness.
+    res.status(postgres === 'ok' ? 200 : 503);
+    return { status: postgres === 'ok' ? (redis === 'ok' ? 'ok' : 'degraded') : 'down', postgres, redis };
+  }
+}

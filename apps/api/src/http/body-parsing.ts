@@ -1,0 +1,27 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { assertSafeJson } from '@app/domain';
+import { AppConfig } from '@app/config';
+import { toProblem } from './problem';
+
+/**
+ * JSON bodies: size limit applied after gzip/deflate inflation, then one
+ * iterative pass (depth, NUL, lone surrogates) before any recursive code.
+ * Errors here happen before Nest's pipeline, so they get their own handler.
+ */
+export function installBodyParsing(app: NestExpressApplication, config: AppConfig): void {
+  app.useBodyParser('json', { limit: config.http.maxBodyBytes, inflate: true, strict: true });
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    try {
+      if (req.body !== undefined) assertSafeJson(req.body, { maxDepth: config.http.maxJsonDepth });
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
+  app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    const body = toProblem(error);
+    res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+  });
+}

@@ -1,0 +1,75 @@
+import { HttpException } from '@nestjs/common';
+import { DomainError, DomainErrorKind } from '@app/domain';
+
+/** RFC 9457 problem details with our stable `code`. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  [extension: string]: unknown;
+}
+
+const STATUS: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unprocessable: 422,
+  unavailable: 503,
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+function problem(status: number, code: string, detail: string, extensions: Record<string, unknown> = {}): Problem {
+  return { type: `https://session-store.dev/problems/${code}`, title: TITLES[status] ?? 'Error', status, code, detail, ...extensions };
+}
+
+/** body-parser errors carry `type` and `status`; they happen before Nest sees the request. */
+function bodyParserProblem(error: { type?: string; status?: number; message?: string }): Problem | undefined {
+  switch (error.type) {
+    case 'entity.too.large':
+      return problem(413, 'body_too_large', 'The request body (after decompression) exceeds the limit');
+    case 'entity.parse.failed':
+      return problem(400, 'invalid_json', 'The request body is not valid JSON');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return problem(415, 'unsupported_encoding', error.message ?? 'Unsupported content encoding');
+    case 'request.aborted':
+      return problem(400, 'request_aborted', 'The client aborted the request');
+    default:
+      return error.status && error.status >= 400 && error.status < 500 && error.type
+        ? problem(error.status, error.type.replace(/\W/g, '_'), error.message ?? 'Bad request')
+        : undefined;
+  }
+}
+
+/** Maps anything thrown while serving a request to a problem; unknown errors become an opaque 500. */
+export function toProblem(error: unknown): Problem {
+  if (error instanceof DomainError) return problem(STATUS[error.kind], error.code, error.message, error.details);
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const response = error.getResponse();
+    const detail = typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? error.message);
+    const code = status === 404 ? 'route_not_found' : (TITLES[status] ?? 'error').toLowerCase().replace(/\W+/g, '_');
+    return problem(status, code, detail);
+  }
+  if (typeof error === 'object' && error !== null) {
+    const fromParser = bodyParserProblem(error as { type?: string });
+    if (fromParser) return fromParser;
+  }
+  return problem(500, 'internal_error', 'An unexpected error occurred');
+}

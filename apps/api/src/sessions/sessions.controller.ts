@@ -1,0 +1,48 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiKeyGuard, TenantId } from '../auth/guards';
+import { parseIdempotencyKey } from '../http/idempotency';
+import { CreateSessionDto, ListSessionsQuery } from './sessions.dto';
+import { SessionsService } from './sessions.service';
+
+@ApiTags('sessions')
+@ApiBearerAuth()
+@UseGuards(ApiKeyGuard)
+@Controller('v1/sessions')
+export class SessionsController {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a session (the client may choose its id)' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  async create(
+    @TenantId() tenantId: string,
+    @Body() dto: CreateSessionDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const result = await this.sessions.create(tenantId, dto, parseIdempotencyKey(key));
+    res.status(result.status);
+    return result.body;
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List sessions, newest first, with a cursor' })
+  list(@TenantId() tenantId: string, @Query() query: ListSessionsQuery) {
+    return this.sessions.list(tenantId, query.limit, query.cursor);
+  }
+
+  @Get(':sessionId')
+  @ApiOperation({ summary: 'Session state: head, model, configuration' })
+  get(@TenantId() tenantId: string, @Param('sessionId') sessionId: string) {
+    return this.sessions.get(tenantId, sessionId);
+  }
+
+  @Delete(':sessionId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Hard-delete a session and everything it holds' })
+  async delete(@TenantId() tenantId: string, @Param('sessionId') sessionId: string): Promise<void> {
+    await this.sessions.delete(tenantId, sessionId);
+  }
+}

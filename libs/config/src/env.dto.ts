@@ -1,0 +1,76 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+
+/** Every environment variable the service reads. Validated once at boot. */
+export class EnvDto {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  /** Owner connection: migrations and database creation. */
+  @Matches(/^postgres(ql)?:\/\//)
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/session_store';
+
+  /** Runtime connection (tenant-scoped, subject to RLS). Defaults to DATABASE_URL with user session_store_app. */
+  @IsOptional() @Matches(/^postgres(ql)?:\/\//)
+  APP_DATABASE_URL?: string;
+
+  /** Outbox sweeper connection (cross-tenant, outbox table only). Defaults to DATABASE_URL with user session_store_sweeper. */
+  @IsOptional() @Matches(/^postgres(ql)?:\/\//)
+  SWEEPER_DATABASE_URL?: string;
+
+  @Matches(/^rediss?:\/\//)
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** BullMQ key prefix; one per deployment (and per test run). No `:`. */
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/)
+  QUEUE_PREFIX = 'sst';
+
+  /** Bearer token of the admin routes. Required in production. */
+  @IsOptional() @IsString() @MinLength(16)
+  ADMIN_TOKEN?: string;
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '127.0.0.1';
+
+  @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
+  LOG_LEVEL = 'log';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  DB_POOL_SIZE = 10;
+
+  /** JSON request bodies, measured after gzip/deflate inflation. */
+  @Transform(toInt) @IsInt() @Min(1024)
+  MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+  @Transform(toInt) @IsInt() @Min(8) @Max(512)
+  MAX_JSON_DEPTH = 64;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  MAX_EVENTS_PER_APPEND = 1000;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  MAX_PAGE_SIZE = 1000;
+
+  /** How long a verified API key is trusted without a database look-up (revocation in another replica takes up to this long). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60000)
+  API_KEY_CACHE_TTL_MS = 5000;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  IDEMPOTENCY_TTL_HOURS = 24;
+
+  /** How often the sweeper looks for outbox rows the API could not enqueue. */
+  @Transform(toInt) @IsInt() @Min(50)
+  OUTBOX_SWEEP_INTERVAL_MS = 1000;
+
+  /** An undispatched outbox row younger than this is left to the API's own after-commit enqueue. */
+  @Transform(toInt) @IsInt() @Min(0)
+  OUTBOX_GRACE_MS = 2000;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  WORKER_CONCURRENCY = 4;
+}

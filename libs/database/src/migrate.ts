@@ -1,0 +1,57 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../../migrations';
+
+// Any constant shared by every process that migrates this database.
+const MIGRATION_LOCK_KEY = 7_461_001;
+
+/** Creates the database named in `ownerUrl` when it does not exist yet. */
+export async function ensureDatabase(ownerUrl: string): Promise<void> {
+  const target = new URL(ownerUrl);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(ownerUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e; // created meanwhile by another process
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies pending migrations under a session advisory lock, so API and
+ * worker replicas starting together migrate once. Returns the names applied.
+ */
+export async function runMigrations(ownerUrl: string): Promise<string[]> {
+  const lock = new Client({ connectionString: ownerUrl });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url: ownerUrl,
+      migrations: MIGRATIONS,
+      migrationsTableName: 'schema_migrations',
+      migrationsTransactionMode: 'all',
+      synchronize: false,
+      logging: false,
+    });
+    await dataSource.initialize();
+    try {
+      const applied = await dataSource.runMigrations({ transaction: 'all' });
+      return applied.map((m) => m.name);
+    } finally {
+      await dataSource.destroy();
+    }
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await lock.end();
+  }
+}

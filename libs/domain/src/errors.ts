@@ -1,0 +1,27 @@
+/**
+ * Domain errors carry a stable `code` (part of the API contract) and a kind
+ * the HTTP layer maps to a status; the domain itself knows nothing of HTTP.
+ */
+export type DomainErrorKind =
+  | 'invalid' // 400
+  | 'unauthorized' // 401
+  | 'not_found' // 404
+  | 'conflict' // 409
+  | 'too_large' // 413
+  | 'unprocessable' // 422
+  | 'unavailable'; // 503
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: DomainErrorKind,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalid = (code: string, message: string, details?: Record<string, unknown>) =>
+  new DomainError('invalid', code, message, details);

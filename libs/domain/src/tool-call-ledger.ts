@@ -1,0 +1,57 @@
+import { invalid } from './errors';
+import { NewEvent, ToolResultPart } from './events';
+
+/** What the store knows of a session's tool calls referenced by a batch. */
+export interface KnownToolCall {
+  callId: string;
+  name: string;
+  answered: boolean;
+}
+
+export interface ToolCallLedgerChanges {
+  /** Calls issued by this batch. */
+  issued: Array<{ callId: string; name: string; eventIndex: number }>;
+  /** Calls this batch answers, with the batch index of the answering event. */
+  answered: Array<{ callId: string; eventIndex: number }>;
+}
+
+/** Call ids a batch mentions, so the store can fetch just those. */
+export function referencedCallIds(events: readonly NewEvent[]): string[] {
+  const ids = new Set<string>();
+  for (const e of events) {
+    if (e.type !== 'message.added') continue;
+    for (const p of e.data.message.parts) if (p.type === 'tool_call' || p.type === 'tool_result') ids.add(p.callId);
+  }
+  return [...ids];
+}
+
+/**
+ * Enforces, at write time, the pairing the model view relies on: a call id is
+ * issued once per session, a result answers an issued call, and only once.
+ * Fills a result's missing tool name from its call.
+ */
+export function applyToolCallLedger(events: readonly NewEvent[], known: readonly KnownToolCall[]): ToolCallLedgerChanges {
+  const calls = new Map(known.map((k) => [k.callId, { ...k }]));
+  const changes: ToolCallLedgerChanges = { issued: [], answered: [] };
+  events.forEach((event, eventIndex) => {
+    if (event.type !== 'message.added') return;
+    event.data.message.parts.forEach((part, partIndex) => {
+      const path = `$.events[${eventIndex}].data.message.parts[${partIndex}].callId`;
+      if (part.type === 'tool_call') {
+        if (calls.has(part.callId)) {
+          throw invalid('duplicate_tool_call_id', `tool call id ${part.callId} was already issued in this session`, { path });
+        }
+        calls.set(part.callId, { callId: part.callId, name: part.name, answered: false });
+        changes.issued.push({ callId: part.callId, name: part.name, eventIndex });
+      } else if (part.type === 'tool_result') {
+        const call = calls.get(part.callId);
+        if (!call) throw invalid('unknown_tool_call', `tool result answers call ${part.callId}, which was never issued`, { path });
+        if (call.answered) throw invalid('duplicate_tool_result', `tool call ${part.callId} already has a result`, { path });
+        call.answered = true;
+        (part as ToolResultPart).name ||= call.name;
+        changes.answered.push({ callId: part.callId, eventIndex });
+      }
+    });
+  });
+  return changes;
+}

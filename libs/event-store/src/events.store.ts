@@ -1,0 +1,130 @@
+import { Tx } from '@app/database';
+import { EventType, NewEvent, StoredEvent } from '@app/domain';
+
+export interface ExistingEvent {
+  id: string;
+  seq: number;
+  payloadHash: Buffer;
+}
+
+/**
+ * Locks the session row (the serialization point of appends) and returns its
+ * head with any already-stored events among `eventIds`, in one round trip.
+ */
+export async function lockSessionForAppend(
+  tx: Tx,
+  sessionId: string,
+  eventIds: string[],
+): Promise<{ headSeq: number; existing: ExistingEvent[] } | undefined> {
+  const [row] = await tx.query(
+    `SELECT s.head_seq,
+            (SELECT coalesce(json_agg(json_build_object('id', e.event_id, 'seq', e.seq, 'hash', encode(e.payload_hash, 'hex'))), '[]')
+               FROM session_events e
+              WHERE e.tenant_id = s.tenant_id AND e.session_id = s.session_id AND e.event_id = ANY($2::text[])) AS existing
+       FROM sessions s WHERE s.session_id = $1 FOR UPDATE OF s`,
+    [sessionId, eventIds],
+  );
+  if (!row) return undefined;
+  return {
+    headSeq: row.head_seq,
+    existing: (row.existing as Array<{ id: string; seq: number; hash: string }>).map((e) => ({
+      id: e.id,
+      seq: e.seq,
+      payloadHash: Buffer.from(e.hash, 'hex'),
+    })),
+  };
+}
+
+/**
+ * Writes events at head+1.. and moves the head in one statement. Must run
+ * after lockSessionForAppend in the same transaction.
+ */
+export async function insertEvents(
+  tx: Tx,
+  sessionId: string,
+  headSeq: number,
+  events: ReadonlyArray<{ event: NewEvent; payloadHash: Buffer; tokens: number }>,
+): Promise<number> {
+  const newHead = headSeq + events.length;
+  await tx.query(
+    `WITH inserted AS (
+       INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash)
+       SELECT current_tenant(), $1, $2::bigint + ord, id, type, data, tokens, hash
+         FROM unnest($3::text[], $4::text[], $5::jsonb[], $6::int[], $7::bytea[]) WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
+       RETURNING 1)
+     UPDATE sessions SET head_seq = $8, updated_at = clock_timestamp()
+      WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $9`,
+    [
+      sessionId,
+      headSeq,
+      events.map((e) => e.event.id),
+      events.map((e) => e.event.type),
+      events.map((e) => JSON.stringify(e.event.data)),
+      events.map((e) => e.tokens),
+      events.map((e) => e.payloadHash),
+      newHead,
+      events.length,
+    ],
+  );
+  return newHead;
+}
+
+function toStored(row: Record<string, any>): StoredEvent {
+  return {
+    seq: row.seq,
+    id: row.event_id,
+    type: row.type as EventType,
+    data: row.data,
+    createdAt: row.created_at,
+    tokens: row.tokens,
+  } as StoredEvent;
+}
+
+/** One page of the raw log after `afterSeq`, by the primary key. */
+export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+  const rows = await tx.query(
+    `SELECT seq, event_id, type, data, tokens, created_at FROM session_events
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+    [sessionId, afterSeq, limit],
+  );
+  return rows.map(toStored);
+}
+
+export interface KnownToolCallRow {
+  callId: string;
+  name: string;
+  answered: boolean;
+}
+
+export async function findToolCalls(tx: Tx, sessionId: string, callIds: string[]): Promise<KnownToolCallRow[]> {
+  const rows = await tx.query(
+    `SELECT call_id, name, answered_seq FROM session_tool_calls
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = ANY($2::text[])`,
+    [sessionId, callIds],
+  );
+  return rows.map((r) => ({ callId: r.call_id, name: r.name, answered: r.answered_seq !== null }));
+}
+
+/** Records issued calls and answers; the primary key backs the duplicate-id rule. */
+export async function recordToolCalls(
+  tx: Tx,
+  sessionId: string,
+  issued: ReadonlyArray<{ callId: string; name: string; seq: number }>,
+  answered: ReadonlyArray<{ callId: string; seq: number }>,
+): Promise<void> {
+  if (issued.length > 0) {
+    await tx.query(
+      `INSERT INTO session_tool_calls (tenant_id, session_id, call_id, name, issued_seq)
+       SELECT current_tenant(), $1, call_id, name, seq FROM unnest($2::text[], $3::text[], $4::bigint[]) AS t(call_id, name, seq)`,
+      [sessionId, issued.map((c) => c.callId), issued.map((c) => c.name), issued.map((c) => c.seq)],
+    );
+  }
+  if (answered.length > 0) {
+    await tx.query(
+      `UPDATE session_tool_calls c SET answered_seq = t.seq
+         FROM unnest($2::text[], $3::bigint[]) AS t(call_id, seq)
+        WHERE c.tenant_id = current_tenant() AND c.session_id = $1 AND c.call_id = t.call_id`,
+      [sessionId, answered.map((a) => a.callId), answered.map((a) => a.seq)],
+    );
+  }
+}

@@ -1,0 +1,5 @@
+export * from './tenants.store';
+export * from './sessions.store';
+export * from './events.store';
+export * from './idempotency.store';
+export * from './outbox.store';

@@ -1,0 +1,34 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { JobDispatcher } from './job-dispatcher';
+import { OutboxRelay } from './outbox-relay';
+import { createRedis } from './redis-connection';
+
+export const PRODUCER_REDIS = Symbol('PRODUCER_REDIS');
+
+/** Enqueueing for the API: a fail-fast Redis connection, the dispatcher and the outbox relay. */
+@Global()
+@Module({
+  providers: [
+    { provide: PRODUCER_REDIS, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createRedis(c.redis.url, 'producer') },
+    {
+      provide: JobDispatcher,
+      inject: [PRODUCER_REDIS, APP_CONFIG],
+      useFactory: (redis: Redis, c: AppConfig) => new JobDispatcher(redis, c.redis.prefix),
+    },
+    { provide: OutboxRelay, inject: [JobDispatcher], useFactory: (d: JobDispatcher) => new OutboxRelay(d) },
+  ],
+  exports: [PRODUCER_REDIS, JobDispatcher, OutboxRelay],
+})
+export class QueueProducerModule implements OnApplicationShutdown {
+  constructor(
+    private readonly dispatcher: JobDispatcher,
+    @Inject(PRODUCER_REDIS) private readonly redis: Redis,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.dispatcher.close();
+    this.redis.disconnect();
+  }
+}
