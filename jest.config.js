@@ -16,6 +16,8 @@ const moduleNameMapper = {
   '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
 module.exports = {
+  // Per spec: e2e specs boot real processes; unit specs finish in milliseconds anyway.
+  testTimeout: 120000,
   projects: [
     {
       displayName: 'unit',
@@ -30,7 +32,6 @@ module.exports = {
       moduleNameMapper,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 120000,
     },
   ],
 };

@@ -8,30 +8,26 @@ export interface ExistingEvent {
 }
 
 /**
- * Locks the session row (the serialization point of appends) and returns its
- * head with any already-stored events among `eventIds`, in one round trip.
+ * Locks the session row (the serialization point of appends), then returns
+ * its head and any already-stored events among `eventIds`. Two statements on
+ * purpose: under READ COMMITTED the second takes a fresh snapshot after the
+ * lock wait, so it sees the events of the writer it waited for.
  */
 export async function lockSessionForAppend(
   tx: Tx,
   sessionId: string,
   eventIds: string[],
 ): Promise<{ headSeq: number; existing: ExistingEvent[] } | undefined> {
-  const [row] = await tx.query(
-    `SELECT s.head_seq,
-            (SELECT coalesce(json_agg(json_build_object('id', e.event_id, 'seq', e.seq, 'hash', encode(e.payload_hash, 'hex'))), '[]')
-               FROM session_events e
-              WHERE e.tenant_id = s.tenant_id AND e.session_id = s.session_id AND e.event_id = ANY($2::text[])) AS existing
-       FROM sessions s WHERE s.session_id = $1 FOR UPDATE OF s`,
+  const [row] = await tx.query('SELECT head_seq FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
+  if (!row) return undefined;
+  const existing = await tx.query(
+    `SELECT event_id, seq, payload_hash FROM session_events
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = ANY($2::text[])`,
     [sessionId, eventIds],
   );
-  if (!row) return undefined;
   return {
     headSeq: row.head_seq,
-    existing: (row.existing as Array<{ id: string; seq: number; hash: string }>).map((e) => ({
-      id: e.id,
-      seq: e.seq,
-      payloadHash: Buffer.from(e.hash, 'hex'),
-    })),
+    existing: existing.map((e) => ({ id: e.event_id, seq: e.seq, payloadHash: e.payload_hash })),
   };
 }
 

@@ -1,0 +1,13 @@
+/**
+ * Part-level token estimate when no tokenizer is known: ceil(chars / 4), the
+ * rule the model view uses too, so "tokens freed" matches what the view drops.
+ * Chars are UTF-16 code units (String#length).
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** A tool call's input as the model reads it (JSON); '' when absent. */
+export function inputText(input: unknown): string {
+  return JSON.stringify(input) ?? '';
+}

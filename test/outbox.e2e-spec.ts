@@ -1,0 +1,84 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Client as PgClient } from 'pg';
+import { connectAs } from './support/database';
+import { Client } from './support/client';
+import { freePort, startService, TestService, waitFor } from './support/service';
+
+/** A private redis-server this spec can stop and start without disturbing other specs. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  await waitFor(async () => {
+    const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    r.on('error', () => undefined);
+    try {
+      await r.connect();
+      return (await r.ping()) === 'PONG';
+    } finally {
+      r.disconnect();
+    }
+  }, 'redis-server');
+  return child;
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+}
+
+describe('outbox → BullMQ → worker', () => {
+  let service: TestService;
+  let client: Client;
+  let redis: ChildProcess;
+  let redisPort: number;
+  let owner: PgClient;
+
+  beforeAll(async () => {
+    redisPort = await freePort();
+    redis = await startRedis(redisPort);
+    service = await startService({ redisUrl: `redis://127.0.0.1:${redisPort}` });
+    client = new Client(service.baseUrl);
+    owner = await connectAs(service.dbUrl);
+  });
+  afterAll(async () => {
+    await owner?.end();
+    await service?.stop();
+    if (redis?.exitCode === null) await stopRedis(redis);
+  });
+
+  async function jobState(jobId: string): Promise<string | undefined> {
+    const connection = new Redis(redisPort, '127.0.0.1', { maxRetriesPerRequest: null });
+    const queue = new Queue('session-maintenance', { connection, prefix: service.prefix });
+    try {
+      const job = await queue.getJob(jobId);
+      return job ? await job.getState() : undefined;
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  }
+
+  const outboxRows = async () => (await owner.query('SELECT job_id, dispatched_at, attempts FROM outbox ORDER BY outbox_id')).rows;
+
+  it('dispatches right after commit and the worker completes the job', async () => {
+    const { key } = await client.createTenant();
+    await client.createSession(key, { id: 'first' });
+    const [row] = await outboxRows();
+    expect(row.dispatched_at).not.toBeNull();
+    await waitFor(async () => (await jobState(row.job_id)) === 'completed', 'noop job completed');
+  });
+
+  it('keeps the trigger while Redis is down; the sweeper enqueues it when Redis returns', async () => {
+    const { key } = await client.createTenant();
+    await stopRedis(redis);
+    const created = await client.request('POST', '/v1/sessions', { key, body: { id: 'while-down', model: 'gpt-4.1' } });
+    expect(created.status).toBe(201);
+    const pending = (await outboxRows()).filter((r) => r.dispatched_at === null);
+    expect(pending).toHaveLength(1);
+
+    redis = await startRedis(redisPort);
+    await waitFor(async () => (await outboxRows()).every((r) => r.dispatched_at !== null), 'sweeper dispatch', 30_000);
+    await waitFor(async () => (await jobState(pending[0].job_id)) === 'completed', 'job completed after Redis returned', 30_000);
+  });
+});

@@ -1,0 +1,125 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createTestDatabase } from './database';
+import { ADMIN_TOKEN, REDIS_URL } from './env';
+
+const DIST = join(__dirname, '..', '..', 'dist', 'apps');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ProcessHandle {
+  child: ChildProcess;
+  output: () => string;
+  /** SIGKILL, no cleanup: a crash. */
+  kill: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
+}
+
+function startProcess(app: 'api' | 'worker', env: Record<string, string>): ProcessHandle {
+  const child = spawn(process.execPath, [join(DIST, app, 'src', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output = (output + d).slice(-200_000)));
+  child.stderr!.on('data', (d) => (output = (output + d).slice(-200_000)));
+  return {
+    child,
+    output: () => output,
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited(child);
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface TestService {
+  baseUrl: string;
+  dbUrl: string;
+  redisUrl: string;
+  prefix: string;
+  env: Record<string, string>;
+  api: ProcessHandle;
+  workers: ProcessHandle[];
+  startWorker: () => Promise<ProcessHandle>;
+  stop: () => Promise<void>;
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000, handle?: ProcessHandle): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    if (handle && handle.child.exitCode !== null) throw new Error(`${what}: process exited\n${handle.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}\n${handle?.output() ?? ''}`);
+}
+
+/**
+ * The real service for one spec file: its own database (cloned from the
+ * migrated template), its own BullMQ prefix, API and worker as child processes.
+ */
+export async function startService(options: { env?: Record<string, string>; worker?: boolean; redisUrl?: string } = {}): Promise<TestService> {
+  const db = await createTestDatabase();
+  const port = await freePort();
+  const prefix = `sst-test-${randomBytes(4).toString('hex')}`;
+  const redisUrl = options.redisUrl ?? REDIS_URL;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    ADMIN_TOKEN,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    OUTBOX_SWEEP_INTERVAL_MS: '200',
+    OUTBOX_GRACE_MS: '500',
+    ...options.env,
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const api = startProcess('api', env);
+  await waitFor(async () => (await fetch(`${baseUrl}/healthz`)).ok, 'API /healthz', 30_000, api);
+  const workers: ProcessHandle[] = [];
+  const startWorker = async () => {
+    const worker = startProcess('worker', env);
+    await waitFor(async () => worker.output().includes('worker running'), 'worker start', 30_000, worker);
+    workers.push(worker);
+    return worker;
+  };
+  if (options.worker !== false) await startWorker();
+  return {
+    baseUrl,
+    dbUrl: db.url,
+    redisUrl,
+    prefix,
+    env,
+    api,
+    workers,
+    startWorker,
+    stop: async () => {
+      await Promise.all([api, ...workers].map((p) => p.stop()));
+      await db.drop();
+    },
+  };
+}
+
+export { waitFor };
