@@ -22,8 +22,8 @@ export class Client {
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
-    let body: BodyInit | undefined;
-    if (options.rawBody !== undefined) body = options.rawBody as BodyInit;
+    let body: RequestInit['body'];
+    if (options.rawBody !== undefined) body = options.rawBody as RequestInit['body'];
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';

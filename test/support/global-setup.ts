@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ADMIN_DATABASE_URL, databaseUrl, TEMPLATE_DB } from './env';
+import { ADMIN_DATABASE_URL, databaseUrl } from './env';
 
 /** Migrates a template database once per run; each spec file clones it. */
 export default async function globalSetup(): Promise<void> {
