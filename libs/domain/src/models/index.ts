@@ -1,0 +1,4 @@
+export * from './model-registry';
+export * from './resolve-model';
+export * from './tokenizer';
+export * from './token-estimate';

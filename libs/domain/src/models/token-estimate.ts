@@ -1,0 +1,36 @@
+import { Message, Part } from '../events';
+import { tokenizerFor } from './resolve-model';
+import { countTokens } from './tokenizer';
+
+/** What an image or a file costs in an estimate, whatever its size (the providers bill media apart from text). */
+export const MEDIA_TOKENS = 1_200;
+
+/** The text the model reads for a part; media are counted apart. */
+function partTexts(part: Part): string[] {
+  switch (part.type) {
+    case 'text':
+    case 'reasoning':
+      return [part.text];
+    case 'file':
+      return [];
+    case 'tool_call':
+      return [part.name, JSON.stringify(part.input ?? {})];
+    case 'tool_result':
+      return [part.output];
+  }
+}
+
+function mediaCount(part: Part): number {
+  if (part.type === 'file') return 1;
+  return part.type === 'tool_result' ? (part.attachments?.length ?? 0) : 0;
+}
+
+/**
+ * A message's token estimate for `model`. The service computes it once at
+ * append time and stores it with the event, so reads never re-tokenize.
+ */
+export function estimateMessageTokens(message: Message, model: string): number {
+  const texts = message.parts.flatMap(partTexts);
+  const media = message.parts.reduce((count, part) => count + mediaCount(part), 0);
+  return countTokens(texts, tokenizerFor(model)) + media * MEDIA_TOKENS;
+}

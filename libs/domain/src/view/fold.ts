@@ -1,0 +1,103 @@
+import { Message, Part, StoredEvent, ToolResultPart } from '../events';
+import { CLEARED_TOOL_INPUT, prunedPlaceholder } from '../placeholders';
+import { ViewEntry } from './types';
+
+/** The window folded: visible messages with prune and archive applied, plus what token accounting needs. */
+export interface WindowFold {
+  entries: ViewEntry[];
+  /** Pruned call ids; `true` when their inputs were cleared too. */
+  prunedCallIds: ReadonlyMap<string, boolean>;
+  /** The newest turn.aborted (0 if none): calls before it are aborted, not pending. */
+  lastAbortSeq: number;
+  /** The newest step.finished of the window. */
+  lastUsage: StoredEvent<'step.finished'> | null;
+  /** The newest prune or archive: usage reported before it counted outputs the view no longer shows. */
+  lastRewriteSeq: number;
+}
+
+/** Unset means visible (seed 001's routing flags). */
+export function isAgentVisible(message: Message): boolean {
+  return message.metadata?.agentVisible !== false;
+}
+
+/** A result's output replaced by a placeholder; attachments go too, the placeholder stands for all of it. */
+export function replaceOutput(part: ToolResultPart, output: string): ToolResultPart {
+  const replaced: ToolResultPart = { ...part, output };
+  delete replaced.attachments;
+  return replaced;
+}
+
+/** Folds window events (seq order) into view entries. Prune and archive apply to the whole window. */
+export function foldWindow(events: readonly StoredEvent[]): WindowFold {
+  const entries: ViewEntry[] = [];
+  const pruned = new Map<string, boolean>();
+  const archived = new Set<string>();
+  let lastAbortSeq = 0;
+  let lastUsage: StoredEvent<'step.finished'> | null = null;
+  let lastRewriteSeq = 0;
+
+  const show = (message: Message | null, seq: number, tokens: number) => {
+    // Archive events store 0 when they carry no digest; 0 also means "not computed".
+    if (message && isAgentVisible(message)) entries.push({ message, seq, tokens: tokens || undefined, origin: 'log' });
+  };
+
+  for (const event of events) {
+    switch (event.type) {
+      case 'message.added':
+        show(event.data.message, event.seq, event.tokens);
+        break;
+      case 'tool_outputs.pruned':
+        for (const callId of event.data.callIds) pruned.set(callId, (pruned.get(callId) ?? false) || !!event.data.clearInputs);
+        lastRewriteSeq = event.seq;
+        break;
+      case 'tool_results.archived':
+        for (const callId of event.data.callIds) archived.add(callId);
+        show(event.data.digest, event.seq, event.tokens);
+        lastRewriteSeq = event.seq;
+        break;
+      case 'turn.aborted':
+        lastAbortSeq = event.seq;
+        break;
+      case 'step.finished':
+        lastUsage = event;
+        break;
+      case 'session.created':
+      case 'context.overflowed':
+      case 'compaction.requested':
+      case 'compaction.completed':
+      case 'compaction.failed':
+      case 'session.config_changed':
+        break;
+      default: {
+        // Exhaustive at compile time; at run time a type from a newer deploy (rolling upgrade) is skipped, not fatal.
+        const _newer: never = event;
+      }
+    }
+  }
+
+  const rewrite = (part: Part) => rewritePart(part, pruned, archived);
+  return {
+    entries: entries.flatMap((entry) => rewriteEntry(entry, rewrite)),
+    prunedCallIds: pruned,
+    lastAbortSeq,
+    lastUsage,
+    lastRewriteSeq,
+  };
+}
+
+function rewritePart(part: Part, pruned: ReadonlyMap<string, boolean>, archived: ReadonlySet<string>): Part | null {
+  if (part.type !== 'tool_call' && part.type !== 'tool_result') return part;
+  if (archived.has(part.callId)) return null;
+  if (!pruned.has(part.callId)) return part;
+  if (part.type === 'tool_result') return replaceOutput(part, prunedPlaceholder(part.outputRef?.id));
+  return pruned.get(part.callId) ? { ...part, input: CLEARED_TOOL_INPUT } : part;
+}
+
+/** The entry as is when nothing changed (keeping its stored tokens), rebuilt when a part did, gone when emptied. */
+function rewriteEntry(entry: ViewEntry, rewrite: (part: Part) => Part | null): ViewEntry[] {
+  const parts = entry.message.parts.map(rewrite);
+  if (parts.every((part, i) => part === entry.message.parts[i])) return [entry];
+  const kept = parts.filter((part): part is Part => part !== null);
+  if (kept.length === 0) return [];
+  return [{ message: { ...entry.message, parts: kept }, seq: entry.seq, origin: entry.origin }];
+}

@@ -1,0 +1,77 @@
+import { isEventOfType, StoredEvent } from '../events';
+import { foldWindow, isAgentVisible } from './fold';
+import { normalizePairs } from './normalize';
+import { viewTokens } from './tokens';
+import { trimToolOutputs } from './trim';
+import { BuildModelViewInput, ModelView, ViewEntry } from './types';
+
+/**
+ * The model view (DESIGN 5): system prompt, the latest pivot's prefix, then
+ * the window (events after its coveredThroughSeq) folded, pair-normalized and
+ * trimmed. Cost follows the window, not the history.
+ */
+export function buildModelView(input: BuildModelViewInput): ModelView {
+  const { pivot, options } = input;
+  const coveredThroughSeq = pivot?.data.coveredThroughSeq ?? 0;
+  const window = foldWindow(input.events.filter((event) => event.seq > coveredThroughSeq));
+  const prefix: ViewEntry[] = (pivot?.data.prefix ?? [])
+    .filter(isAgentVisible)
+    .map((message) => ({ message, seq: coveredThroughSeq, origin: 'prefix' as const }));
+
+  const normalized = normalizePairs([...prefix, ...window.entries], {
+    pending: options.pending ?? 'abort',
+    lastAbortSeq: window.lastAbortSeq,
+  });
+  const trimmed = trimToolOutputs(normalized.entries, options.contextBudgetTokens, window.prunedCallIds);
+  const tokens = viewTokens({
+    entries: trimmed.entries,
+    system: input.system,
+    systemTokens: input.systemTokens,
+    model: input.model,
+    usage: window.lastUsage,
+    staleThroughSeq: Math.max(pivot?.seq ?? 0, window.lastRewriteSeq),
+  });
+
+  return {
+    system: input.system,
+    messages: trimmed.entries.map((entry) => entry.message),
+    pendingToolCalls: normalized.pendingToolCalls,
+    pivotSeq: pivot?.seq ?? null,
+    coveredThroughSeq,
+    repairs: normalized.repairs,
+    trimmedCallIds: trimmed.trimmedCallIds,
+    toolOutputTokens: trimmed.keptTokens,
+    contextBudgetTokens: options.contextBudgetTokens,
+    tokens,
+  };
+}
+
+/** The newest compaction.completed at or before `atSeq` (events in any order). */
+export function latestPivot(
+  events: readonly StoredEvent[],
+  atSeq = Number.POSITIVE_INFINITY,
+): StoredEvent<'compaction.completed'> | null {
+  let pivot: StoredEvent<'compaction.completed'> | null = null;
+  for (const event of events) {
+    if (isEventOfType(event, 'compaction.completed') && event.seq <= atSeq && event.seq > (pivot?.seq ?? 0)) {
+      pivot = event;
+    }
+  }
+  return pivot;
+}
+
+/**
+ * The view as it was at `atSeq`, reading the log the way the store adapter
+ * does: the latest pivot at or before atSeq, then only the events after its
+ * coveredThroughSeq up to atSeq.
+ */
+export function viewAt(
+  allEvents: readonly StoredEvent[],
+  atSeq: number,
+  input: Omit<BuildModelViewInput, 'pivot' | 'events'>,
+): ModelView {
+  const pivot = latestPivot(allEvents, atSeq);
+  const after = pivot?.data.coveredThroughSeq ?? 0;
+  const events = allEvents.filter((event) => event.seq > after && event.seq <= atSeq);
+  return buildModelView({ ...input, pivot, events });
+}

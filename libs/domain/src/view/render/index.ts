@@ -1,0 +1,35 @@
+import { Message } from '../../events';
+import { AnthropicMessage, renderAnthropic } from './anthropic';
+import { renderNeutral } from './neutral';
+import { OpenAIChatMessage, renderOpenAIChat } from './openai-chat';
+import { renderOpenAIResponses, ResponsesInputItem } from './openai-responses';
+import { RenderableView } from './renderable-view';
+
+export * from './anthropic';
+export * from './neutral';
+export * from './openai-chat';
+export * from './openai-responses';
+export * from './renderable-view';
+
+export const CONTEXT_FORMATS = ['neutral', 'openai', 'openai-responses', 'anthropic'] as const;
+export type ContextFormat = (typeof CONTEXT_FORMATS)[number];
+
+export type RenderedContext =
+  | { format: 'neutral'; messages: Message[] }
+  | { format: 'openai'; messages: OpenAIChatMessage[] }
+  | { format: 'openai-responses'; input: ResponsesInputItem[] }
+  | { format: 'anthropic'; system?: string; messages: AnthropicMessage[] };
+
+/** The view in a provider's request shape, ready to send unchanged. */
+export function renderContext(view: RenderableView, format: ContextFormat): RenderedContext {
+  switch (format) {
+    case 'neutral':
+      return { format, messages: renderNeutral(view) };
+    case 'openai':
+      return { format, messages: renderOpenAIChat(view) };
+    case 'openai-responses':
+      return { format, input: renderOpenAIResponses(view) };
+    case 'anthropic':
+      return { format, ...renderAnthropic(view) };
+  }
+}

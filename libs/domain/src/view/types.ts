@@ -1,0 +1,82 @@
+import { Message, StoredEvent } from '../events';
+
+/** What to do with the calls of a trailing assistant message that have no result yet. */
+export type PendingMode = 'abort' | 'omit';
+
+export interface ViewOptions {
+  /** `abort` (default) answers pending calls with the synthetic aborted result; `omit` leaves the calls out. */
+  pending?: PendingMode;
+  /** Tool output above this (estimated) is trimmed, oldest first; see defaultContextBudgetTokens. */
+  contextBudgetTokens: number;
+}
+
+export interface BuildModelViewInput {
+  /** The session's system prompt. */
+  system?: string;
+  /** The system prompt's token estimate, when the caller keeps one (spares estimating it per read). */
+  systemTokens?: number;
+  /** The latest completed compaction at or before the view's seq, or null. */
+  pivot: StoredEvent<'compaction.completed'> | null;
+  /** The window in seq order; events covered by the pivot are ignored if passed. */
+  events: readonly StoredEvent[];
+  /** The session's model: its tokenizer estimates what the log has no stored figure for. */
+  model: string;
+  options: ViewOptions;
+}
+
+/** One message of the view and where it came from. */
+export interface ViewEntry {
+  message: Message;
+  /**
+   * Where the entry sits in the log: its event's seq; for prefix messages the
+   * pivot's coveredThroughSeq; for synthetic results their call's seq.
+   */
+  seq: number;
+  /** The stored estimate, kept only while the message is exactly as logged. */
+  tokens?: number;
+  origin: 'prefix' | 'log' | 'synthetic';
+}
+
+export interface PendingToolCall {
+  callId: string;
+  name: string;
+}
+
+/** What pair normalization changed, for clients debugging a transcript. */
+export interface PairRepairs {
+  /** Calls answered with the synthetic aborted result. */
+  abortedCallIds: string[];
+  /** Results dropped: no call in the view, or a second result for a call. */
+  droppedResultCallIds: string[];
+  /** Calls dropped: a repeated call id, or a call outside an assistant message. */
+  droppedCallIds: string[];
+}
+
+export interface ViewTokens {
+  /** The context's size in tokens, as best known. */
+  estimated: number;
+  /** `usage+estimate`: provider usage of a step that saw this context, plus estimates of what came after. */
+  basis: 'usage+estimate' | 'estimate';
+  /** The step.finished the figure starts from, or null. */
+  usageSeq: number | null;
+  /** input + cache_creation + cache_read + output of that step (0 without one). */
+  usageTokens: number;
+  /** The estimated part of `estimated`. */
+  estimatedTokens: number;
+}
+
+export interface ModelView {
+  system?: string;
+  /** Normalized messages after the system prompt: what every renderer starts from. */
+  messages: Message[];
+  pendingToolCalls: PendingToolCall[];
+  pivotSeq: number | null;
+  coveredThroughSeq: number;
+  repairs: PairRepairs;
+  /** Results shown as the trim placeholder this time (view-time budget). */
+  trimmedCallIds: string[];
+  /** Estimated tool output the view still carries in full (what the budget measures). */
+  toolOutputTokens: number;
+  contextBudgetTokens: number;
+  tokens: ViewTokens;
+}

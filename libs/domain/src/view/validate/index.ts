@@ -1,0 +1,3 @@
+export * from './anthropic';
+export * from './openai-chat';
+export * from './openai-responses';
