@@ -6,6 +6,8 @@ import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';
 import { AdminGuard, ApiKeyGuard } from './auth/guards';
+import { ContextController } from './context/context.controller';
+import { ContextService } from './context/context.service';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
 import { HealthController } from './health/health.controller';
@@ -18,8 +20,8 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule],
-      controllers: [HealthController, AdminController, SessionsController, EventsController],
-      providers: [ApiKeysService, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService],
+      controllers: [HealthController, AdminController, SessionsController, EventsController, ContextController],
+      providers: [ApiKeysService, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService],
     };
   }
 }

@@ -21,6 +21,11 @@ export class DomainError extends Error {
     super(message);
     this.name = 'DomainError';
   }
+
+  /** The same error reported with another kind (e.g. a validation failure that is a 422 here). */
+  withKind(kind: DomainErrorKind): DomainError {
+    return new DomainError(kind, this.code, this.message, this.details);
+  }
 }
 
 export const invalid = (code: string, message: string, details?: Record<string, unknown>) =>

@@ -1,6 +1,8 @@
 import { Tx } from '@app/database';
 import { EventType, NewEvent, StoredEvent } from '@app/domain';
 
+const EVENT_COLUMNS = 'seq, event_id, type, data, tokens, created_at';
+
 export interface ExistingEvent {
   id: string;
   seq: number;
@@ -17,8 +19,8 @@ export async function lockSessionForAppend(
   tx: Tx,
   sessionId: string,
   eventIds: string[],
-): Promise<{ headSeq: number; existing: ExistingEvent[] } | undefined> {
-  const [row] = await tx.query('SELECT head_seq FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
+): Promise<{ headSeq: number; model: string; existing: ExistingEvent[] } | undefined> {
+  const [row] = await tx.query('SELECT head_seq, model FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
   if (!row) return undefined;
   const existing = await tx.query(
     `SELECT event_id, seq, payload_hash FROM session_events
@@ -27,13 +29,15 @@ export async function lockSessionForAppend(
   );
   return {
     headSeq: row.head_seq,
+    model: row.model,
     existing: existing.map((e) => ({ id: e.event_id, seq: e.seq, payloadHash: e.payload_hash })),
   };
 }
 
 /**
- * Writes events at head+1.. and moves the head in one statement. Must run
- * after lockSessionForAppend in the same transaction.
+ * Writes events at head+1.. and moves the head in one statement; a
+ * compaction.completed among them moves the pivot the context read starts
+ * from. Must run after lockSessionForAppend in the same transaction.
  */
 export async function insertEvents(
   tx: Tx,
@@ -42,13 +46,16 @@ export async function insertEvents(
   events: ReadonlyArray<{ event: NewEvent; payloadHash: Buffer; tokens: number }>,
 ): Promise<number> {
   const newHead = headSeq + events.length;
+  const pivotIndex = events.map((e) => e.event.type).lastIndexOf('compaction.completed');
+  const pivot = pivotIndex < 0 ? null : { seq: headSeq + pivotIndex + 1, coveredThroughSeq: (events[pivotIndex].event.data as { coveredThroughSeq: number }).coveredThroughSeq };
   await tx.query(
     `WITH inserted AS (
        INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash)
        SELECT current_tenant(), $1, $2::bigint + ord, id, type, data, tokens, hash
          FROM unnest($3::text[], $4::text[], $5::jsonb[], $6::int[], $7::bytea[]) WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
        RETURNING 1)
-     UPDATE sessions SET head_seq = $8, updated_at = clock_timestamp()
+     UPDATE sessions SET head_seq = $8, updated_at = clock_timestamp(),
+            pivot_seq = coalesce($10, pivot_seq), covered_through_seq = coalesce($11, covered_through_seq)
       WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $9`,
     [
       sessionId,
@@ -60,6 +67,8 @@ export async function insertEvents(
       events.map((e) => e.payloadHash),
       newHead,
       events.length,
+      pivot?.seq ?? null,
+      pivot?.coveredThroughSeq ?? null,
     ],
   );
   return newHead;
@@ -79,7 +88,7 @@ function toStored(row: Record<string, any>): StoredEvent {
 /** One page of the raw log after `afterSeq`, by the primary key. */
 export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
   const rows = await tx.query(
-    `SELECT seq, event_id, type, data, tokens, created_at FROM session_events
+    `SELECT ${EVENT_COLUMNS} FROM session_events
       WHERE tenant_id = current_tenant() AND session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
     [sessionId, afterSeq, limit],
   );
@@ -123,4 +132,79 @@ export async function recordToolCalls(
       [sessionId, answered.map((a) => a.callId), answered.map((a) => a.seq)],
     );
   }
+}
+
+
+export interface WindowRead {
+  session: SessionWindowFacts;
+  pivot: StoredEvent<'compaction.completed'> | null;
+  /** Events after the pivot's covered-through seq, up to atSeq (or the head). */
+  events: StoredEvent[];
+}
+
+export interface SessionWindowFacts {
+  sessionId: string;
+  model: string;
+  system: string | null;
+  systemTokens: number;
+  config: Record<string, unknown>;
+  tenantConfig: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  headSeq: number;
+  pivotSeq: number;
+  coveredThroughSeq: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The window a context read folds: the session row (which remembers the
+ * pivot), then one primary-key range scan. With `atSeq` below the head, the
+ * pivot in force at that seq comes from the partial pivot index.
+ */
+export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Promise<WindowRead | undefined> {
+  const [row] = await tx.query(
+    `SELECT s.session_id, s.model, s.system, s.system_tokens, s.config, s.metadata, s.head_seq, s.pivot_seq,
+            s.covered_through_seq, s.created_at, s.updated_at, t.config AS tenant_config
+       FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1`,
+    [sessionId],
+  );
+  if (!row) return undefined;
+  const session: SessionWindowFacts = {
+    sessionId: row.session_id,
+    model: row.model,
+    system: row.system,
+    systemTokens: row.system_tokens,
+    config: row.config,
+    tenantConfig: row.tenant_config,
+    metadata: row.metadata,
+    headSeq: row.head_seq,
+    pivotSeq: row.pivot_seq,
+    coveredThroughSeq: row.covered_through_seq,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  const upTo = atSeq === undefined ? session.headSeq : Math.min(atSeq, session.headSeq);
+  let pivot: StoredEvent<'compaction.completed'> | null = null;
+  let after = session.coveredThroughSeq;
+  if (upTo < session.pivotSeq) {
+    const [found] = await tx.query(
+      `SELECT ${EVENT_COLUMNS} FROM session_events
+        WHERE tenant_id = current_tenant() AND session_id = $1 AND type = 'compaction.completed' AND seq <= $2
+        ORDER BY seq DESC LIMIT 1`,
+      [sessionId, upTo],
+    );
+    pivot = found ? (toStored(found) as StoredEvent<'compaction.completed'>) : null;
+    after = pivot?.data.coveredThroughSeq ?? 0;
+  }
+  const rows = await tx.query(
+    `SELECT ${EVENT_COLUMNS} FROM session_events
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
+    [sessionId, after, upTo],
+  );
+  const events = rows.map(toStored);
+  if (upTo >= session.pivotSeq && session.pivotSeq > 0) {
+    pivot = (events.find((e) => e.seq === session.pivotSeq) as StoredEvent<'compaction.completed'> | undefined) ?? null;
+  }
+  return { session, pivot, events };
 }

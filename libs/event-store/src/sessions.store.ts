@@ -33,12 +33,12 @@ function toSession(row: Record<string, any>): SessionRow {
 export async function insertSession(
   tx: Tx,
   tenantId: string,
-  s: { sessionId: string; model: string; system: string | null; config: object; metadata: object },
+  s: { sessionId: string; model: string; system: string | null; systemTokens: number; config: object; metadata: object },
 ): Promise<SessionRow | undefined> {
   const [row] = await tx.query(
-    `INSERT INTO sessions (tenant_id, session_id, model, system, config, metadata) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO sessions (tenant_id, session_id, model, system, system_tokens, config, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-    [tenantId, s.sessionId, s.model, s.system, s.config, s.metadata],
+    [tenantId, s.sessionId, s.model, s.system, s.systemTokens, s.config, s.metadata],
   );
   return row ? toSession(row) : undefined;
 }

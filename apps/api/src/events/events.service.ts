@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
-import { applyToolCallLedger, classifyAppendRetry, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
+import { applyToolCallLedger, classifyAppendRetry, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
 import { findSession, findToolCalls, insertEvents, lockSessionForAppend, readEvents, recordToolCalls } from '@app/event-store';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
-import { payloadHash, sessionNotFound } from '../sessions/sessions.service';
+import { sessionNotFound } from '../sessions/session-view';
+import { payloadHash } from '../sessions/sessions.service';
 
 @Injectable()
 export class EventsService {
@@ -43,7 +44,7 @@ export class EventsService {
           tx,
           sessionId,
           locked.headSeq,
-          batch.events.map((event, i) => ({ event, payloadHash: hashes[i], tokens: 0 })),
+          batch.events.map((event, i) => ({ event, payloadHash: hashes[i], tokens: eventTokens(event, locked.model) })),
         );
         const seqOf = (index: number) => locked.headSeq + index + 1;
         await recordToolCalls(

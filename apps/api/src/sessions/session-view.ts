@@ -1,7 +1,10 @@
+import { DomainError } from '@app/domain';
 import { SessionRow } from '@app/event-store';
 
+type SessionFields = Pick<SessionRow, 'sessionId' | 'model' | 'system' | 'config' | 'metadata' | 'headSeq' | 'createdAt' | 'updatedAt'>;
+
 /** The session state as the API shows it. */
-export function sessionState(row: SessionRow) {
+export function sessionState(row: SessionFields) {
   return {
     id: row.sessionId,
     model: row.model,
@@ -13,3 +16,6 @@ export function sessionState(row: SessionRow) {
     updatedAt: row.updatedAt.toISOString(),
   };
 }
+
+export const sessionNotFound = (sessionId: string) =>
+  new DomainError('not_found', 'session_not_found', `Session ${JSON.stringify(sessionId.slice(0, 200))} does not exist`);

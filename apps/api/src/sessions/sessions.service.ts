@@ -1,16 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Database } from '@app/database';
-import { DomainError, invalid, NewEvent } from '@app/domain';
-import { deleteSession, findSession, insertEvents, insertOutbox, insertSession, listSessions, OutboxRow } from '@app/event-store';
+import { Database, sqlState } from '@app/database';
+import { DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
+import { deleteSession, insertEvents, insertOutbox, insertSession, listSessions, OutboxRow } from '@app/event-store';
 import { JobName, OutboxRelay, sessionJobId } from '@app/queue';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { CreateSessionDto } from './sessions.dto';
-import { sessionState } from './session-view';
-
-export const sessionNotFound = (sessionId: string) =>
-  new DomainError('not_found', 'session_not_found', `Session ${JSON.stringify(sessionId.slice(0, 200))} does not exist`);
+import { ContextService, tokenFigures } from '../context/context.service';
+import { sessionNotFound, sessionState } from './session-view';
 
 export function payloadHash(event: Pick<NewEvent, 'type' | 'data'>): Buffer {
   return createHash('sha256').update(JSON.stringify([event.type, event.data])).digest();
@@ -19,6 +17,8 @@ export function payloadHash(event: Pick<NewEvent, 'type' | 'data'>): Buffer {
 function encodeCursor(row: { cursorTs: string; sessionId: string }): string {
   return Buffer.from(JSON.stringify([row.cursorTs, row.sessionId])).toString('base64url');
 }
+
+const invalidCursor = () => invalid('invalid_cursor', 'cursor is not a cursor this API returned');
 
 function decodeCursor(cursor: string): { createdAt: string; sessionId: string } {
   try {
@@ -29,7 +29,7 @@ function decodeCursor(cursor: string): { createdAt: string; sessionId: string } 
   } catch {
     // fall through
   }
-  throw invalid('invalid_cursor', 'cursor is not a cursor this API returned');
+  throw invalidCursor();
 }
 
 @Injectable()
@@ -37,11 +37,15 @@ export class SessionsService {
   constructor(
     private readonly db: Database,
     private readonly relay: OutboxRelay,
+    private readonly contexts: ContextService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async create(tenantId: string, dto: CreateSessionDto, idempotencyKey?: string) {
     const sessionId = dto.id ?? randomUUID();
+    // Refuses a bad config (400) or an unknown model without limits (422) before anything is written.
+    sessionSettings({ model: dto.model, config: dto.config ?? {}, tenantConfig: {} });
+    const systemTokens = dto.system ? estimateMessageTokens({ id: 'system', role: 'system', parts: [{ type: 'text', text: dto.system }] }, dto.model) : 0;
     const created: NewEvent = {
       id: `session-created`,
       type: 'session.created',
@@ -54,6 +58,7 @@ export class SessionsService {
           sessionId,
           model: dto.model,
           system: dto.system ?? null,
+          systemTokens,
           config: dto.config ?? {},
           metadata: dto.metadata ?? {},
         });
@@ -71,15 +76,26 @@ export class SessionsService {
     return result;
   }
 
+  /** State plus the same token figures the context endpoint reports. */
   async get(tenantId: string, sessionId: string) {
-    const row = await this.db.tenantTx(tenantId, (tx) => findSession(tx, sessionId));
-    if (!row) throw sessionNotFound(sessionId);
-    return sessionState(row);
+    const { read, composed } = await this.contexts.view(tenantId, sessionId);
+    return {
+      ...sessionState(read.session),
+      pivotSeq: composed.view.pivotSeq,
+      coveredThroughSeq: read.session.coveredThroughSeq,
+      preset: composed.config.preset,
+      tokens: tokenFigures(composed),
+      compaction: { state: 'idle' },
+    };
   }
 
   async list(tenantId: string, limit = 50, cursor?: string) {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const rows = await this.db.tenantTx(tenantId, (tx) => listSessions(tx, limit + 1, after));
+    const rows = await this.db.tenantTx(tenantId, (tx) => listSessions(tx, limit + 1, after)).catch((error: unknown) => {
+      // A forged cursor can carry values PostgreSQL refuses (a bad timestamp, a NUL): SQLSTATE class 22.
+      if (after && sqlState(error)?.startsWith('22')) throw invalidCursor();
+      throw error;
+    });
     const page = rows.slice(0, limit);
     return {
       sessions: page.map(sessionState),

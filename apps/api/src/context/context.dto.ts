@@ -1,0 +1,18 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
+import { CONTEXT_FORMATS, ContextFormat, PendingMode } from '@app/domain';
+
+export class ContextQuery {
+  @ApiPropertyOptional({ enum: CONTEXT_FORMATS, default: 'neutral' })
+  @IsOptional() @IsIn(CONTEXT_FORMATS)
+  format?: ContextFormat;
+
+  @ApiPropertyOptional({ description: 'The view exactly as it was after this seq (time travel)', minimum: 1 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  atSeq?: number;
+
+  @ApiPropertyOptional({ enum: ['abort', 'omit'], default: 'abort', description: 'How calls of a trailing assistant turn still running are rendered' })
+  @IsOptional() @IsIn(['abort', 'omit'])
+  pending?: PendingMode;
+}

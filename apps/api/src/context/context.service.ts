@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@app/database';
+import { composeSessionView, ContextFormat, PendingMode, renderContext, SessionView } from '@app/domain';
+import { readWindow, WindowRead } from '@app/event-store';
+import { sessionNotFound } from '../sessions/session-view';
+
+/** The token figures the context and the session state both report. */
+export function tokenFigures({ view, limits, overflow }: SessionView) {
+  return {
+    estimated: view.tokens.estimated,
+    basis: view.tokens.basis,
+    usable: overflow.usable,
+    limit: limits.context,
+    threshold: overflow.threshold,
+    ratio: overflow.ratio,
+  };
+}
+
+@Injectable()
+export class ContextService {
+  constructor(private readonly db: Database) {}
+
+  /** Reads the window (cost follows the window, not the history) and composes the view. */
+  async view(tenantId: string, sessionId: string, atSeq?: number, pending?: PendingMode): Promise<{ read: WindowRead; composed: SessionView }> {
+    const read = await this.db.tenantTx(tenantId, (tx) => readWindow(tx, sessionId, atSeq));
+    if (!read) throw sessionNotFound(sessionId);
+    return { read, composed: composeSessionView(read.session, read, pending) };
+  }
+
+  async context(tenantId: string, sessionId: string, query: { format?: ContextFormat; atSeq?: number; pending?: PendingMode }) {
+    const format = query.format ?? 'neutral';
+    const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending);
+    const rendered = renderContext(composed.view, format);
+    return {
+      format,
+      model: read.session.model,
+      ...('system' in rendered && rendered.system !== undefined ? { system: rendered.system } : {}),
+      messages: 'input' in rendered ? rendered.input : rendered.messages,
+      tokens: tokenFigures(composed),
+      pivotSeq: composed.view.pivotSeq,
+      headSeq: read.session.headSeq,
+      atSeq: query.atSeq === undefined ? null : Math.min(query.atSeq, read.session.headSeq),
+      pendingToolCalls: composed.view.pendingToolCalls,
+      repairs: composed.view.repairs,
+      compaction: { state: 'idle' },
+    };
+  }
+}

@@ -1,0 +1,75 @@
+import { evaluateOverflow, OverflowEvaluation } from './compaction/overflow-policy';
+import { resolveSessionConfig } from './config/resolve';
+import { SessionConfig } from './config/types';
+import { invalid } from './errors';
+import { NewEvent, StoredEvent } from './events';
+import { estimateMessageTokens, ModelLimits, resolveModelLimits } from './models';
+import { buildModelView, defaultContextBudgetTokens, ModelView, PendingMode } from './view';
+
+/** What the store keeps on the session row that the view needs. */
+export interface SessionFacts {
+  model: string;
+  system: string | null;
+  systemTokens: number;
+  /** The session's own config overrides (validated at creation). */
+  config: unknown;
+  /** The tenant's defaults. */
+  tenantConfig: unknown;
+}
+
+export interface SessionView {
+  config: SessionConfig;
+  limits: ModelLimits;
+  view: ModelView;
+  overflow: OverflowEvaluation;
+}
+
+/** The effective config and limits of a session; an unknown model without limits is refused (422 at creation). */
+export function sessionSettings(facts: Pick<SessionFacts, 'model' | 'config' | 'tenantConfig'>): { config: SessionConfig; limits: ModelLimits } {
+  const config = resolveSessionConfig(null, facts.tenantConfig, facts.config);
+  const limits = resolveModelLimits(facts.model, config.limits);
+  if (!limits) {
+    throw invalid('unknown_model', `Model ${JSON.stringify(facts.model)} is not in the registry; give config.limits.context (and output)`, {
+      model: facts.model,
+    }).withKind('unprocessable');
+  }
+  return { config, limits };
+}
+
+/**
+ * The model view of a session plus the figures the API reports with it:
+ * one function, so the context endpoint, the session state and the overflow
+ * trigger agree on every number.
+ */
+export function composeSessionView(
+  facts: SessionFacts,
+  window: { pivot: StoredEvent<'compaction.completed'> | null; events: readonly StoredEvent[] },
+  pending: PendingMode = 'abort',
+): SessionView {
+  const { config, limits } = sessionSettings(facts);
+  const contextBudgetTokens = config.toolOutput.viewTrim
+    ? (config.toolOutput.contextBudgetTokens ?? defaultContextBudgetTokens(limits.context))
+    : Number.POSITIVE_INFINITY;
+  const view = buildModelView({
+    system: facts.system ?? undefined,
+    systemTokens: facts.systemTokens,
+    pivot: window.pivot,
+    events: window.events,
+    model: facts.model,
+    options: { pending, contextBudgetTokens },
+  });
+  const overflow = evaluateOverflow({
+    tokens: { total: view.tokens.estimated },
+    limits,
+    config: config.compaction,
+    messageCount: view.messages.length,
+  });
+  return { config, limits, view, overflow };
+}
+
+/** The token estimate stored with an event at append time (messages and archive digests; 0 otherwise). */
+export function eventTokens(event: NewEvent, model: string): number {
+  if (event.type === 'message.added') return estimateMessageTokens(event.data.message, model);
+  if (event.type === 'tool_results.archived' && event.data.digest) return estimateMessageTokens(event.data.digest, model);
+  return 0;
+}
