@@ -1,0 +1,156 @@
+import { CompactionConfig, PRESETS, PresetName } from '../config';
+import type { ModelLimits } from '../models/model-registry';
+import { compactionReasonFor, evaluateOverflow, OverflowEvaluation, shouldSuppressAutoCompaction } from './overflow-policy';
+
+const compaction = (preset: PresetName, patch: Partial<CompactionConfig> = {}): CompactionConfig => ({
+  ...PRESETS[preset].compaction,
+  ...patch,
+});
+
+const evaluate = (preset: PresetName, limits: ModelLimits, total: number, patch: Partial<CompactionConfig> = {}) =>
+  evaluateOverflow({ tokens: { total }, limits, config: compaction(preset, patch) });
+
+describe('evaluateOverflow per preset', () => {
+  describe('opencode: reserved = min(20k, max output); usable = input - reserved, or context - max output', () => {
+    const limits = { context: 400_000, input: 200_000, output: 32_000 };
+
+    it('limit.input 200,000 and max output 32,000 give usable 180,000', () => {
+      expect(evaluate('opencode', limits, 179_999)).toEqual({
+        overflow: false,
+        reason: 'below_threshold',
+        usable: 180_000,
+        threshold: 180_000,
+        ratio: 179_999 / 180_000,
+      });
+      expect(evaluate('opencode', limits, 180_000)).toMatchObject({ overflow: true, reason: 'threshold' });
+    });
+
+    it('without an input limit subtracts the max output, capped at 32,000', () => {
+      expect(evaluate('opencode', { context: 200_000, output: 64_000 }, 0).usable).toBe(168_000);
+      expect(evaluate('opencode', { context: 200_000, output: 8_192 }, 0).usable).toBe(191_808);
+    });
+
+    it('reserves a smaller output fully, and honours a configured reserve', () => {
+      expect(evaluate('opencode', { context: 200_000, input: 150_000, output: 8_000 }, 0).usable).toBe(142_000);
+      const trigger = { type: 'reserved' as const, reserved: 5_000, buffer: 20_000, outputCap: 32_000 };
+      expect(evaluate('opencode', limits, 0, { trigger }).usable).toBe(195_000);
+    });
+
+    it('treats context 0 as unlimited', () => {
+      expect(evaluate('opencode', { context: 0, output: 4_096 }, 10_000_000)).toEqual({
+        overflow: false,
+        reason: 'unlimited',
+        usable: null,
+        threshold: null,
+        ratio: null,
+      });
+    });
+  });
+
+  describe('codex: 90% of the window, at most the configured limit', () => {
+    it('uses the input limit as the window', () => {
+      expect(evaluate('codex', { context: 400_000, input: 272_000, output: 128_000 }, 244_800)).toMatchObject({
+        overflow: true,
+        usable: 272_000,
+        threshold: 244_800,
+      });
+      expect(evaluate('codex', { context: 200_000, output: 100_000 }, 179_999)).toMatchObject({ overflow: false, threshold: 180_000 });
+    });
+
+    it('takes min(configured, 90%)', () => {
+      const trigger = { type: 'ratio' as const, outputReserve: 0, tokenLimit: 150_000 };
+      expect(evaluate('codex', { context: 200_000, output: 100_000 }, 150_000, { trigger })).toMatchObject({
+        overflow: true,
+        threshold: 150_000,
+      });
+    });
+  });
+
+  it('spec-000: contextLimit * 0.8, the limit being max_input_tokens else the window', () => {
+    expect(evaluate('spec-000', { context: 200_000, output: 64_000 }, 160_000)).toMatchObject({ overflow: true, threshold: 160_000 });
+    expect(evaluate('spec-000', { context: 400_000, input: 272_000, output: 128_000 }, 0).threshold).toBe(217_600);
+  });
+
+  describe('spec-001: window - 16,384, else MaxTokens 8,000, else MaxMessages 50', () => {
+    it('reserves 16,384 of a known window', () => {
+      expect(evaluate('spec-001', { context: 128_000, output: 16_384 }, 111_616)).toMatchObject({ overflow: true, usable: 111_616 });
+    });
+
+    it('falls back to 8,000 tokens without a window', () => {
+      expect(evaluate('spec-001', { context: 0, output: 4_096 }, 8_000)).toMatchObject({ overflow: true, threshold: 8_000 });
+    });
+
+    it('then counts visible messages', () => {
+      const trigger = { type: 'reserve-chain' as const, reserveTokens: 16_384, maxTokens: 0, maxMessages: 50 };
+      const config = compaction('spec-001', { trigger });
+      const limits = { context: 0, output: 4_096 };
+      expect(evaluateOverflow({ tokens: { total: 0 }, limits, config, messageCount: 50 })).toEqual({
+        overflow: true,
+        reason: 'message_count',
+        usable: null,
+        threshold: 50,
+        ratio: 1,
+      });
+      expect(evaluateOverflow({ tokens: { total: 0 }, limits, config, messageCount: 49 }).overflow).toBe(false);
+    });
+  });
+
+  it('spec-003: 75% of the window', () => {
+    expect(evaluate('spec-003', { context: 64_000, output: 8_000 }, 48_000)).toMatchObject({ overflow: true, threshold: 48_000 });
+  });
+
+  it('enabled=false and auto=false stop automatic compaction but keep the figures', () => {
+    const limits = { context: 200_000, output: 64_000 };
+    expect(evaluate('spec-000', limits, 199_000, { enabled: false })).toMatchObject({
+      overflow: false,
+      reason: 'disabled',
+      threshold: 160_000,
+    });
+    expect(evaluate('spec-000', limits, 199_000, { auto: false })).toMatchObject({ overflow: false, reason: 'auto_off', usable: 200_000 });
+  });
+});
+
+describe('compactionReasonFor', () => {
+  const below: OverflowEvaluation = { overflow: false, reason: 'below_threshold', usable: 1, threshold: 1, ratio: 0 };
+  const step = (finishReason?: string) => ({ type: 'step.finished', data: { usage: { input_tokens: 1, output_tokens: 1 }, finishReason } });
+
+  it('maps the triggering event to threshold, finish_length or overflow', () => {
+    expect(compactionReasonFor(step(), { ...below, overflow: true, reason: 'threshold' })).toBe('threshold');
+    expect(compactionReasonFor(step('length'), below)).toBe('finish_length');
+    expect(compactionReasonFor(step('max_tokens'), below)).toBe('finish_length');
+    expect(compactionReasonFor({ type: 'context.overflowed', data: {} }, below)).toBe('overflow');
+    expect(compactionReasonFor(step('stop'), below)).toBeNull();
+    expect(compactionReasonFor({ type: 'message.added', data: {} }, below)).toBeNull();
+  });
+
+  it('forces compaction with auto=false, never with enabled=false', () => {
+    expect(compactionReasonFor({ type: 'context.overflowed', data: {} }, { ...below, reason: 'auto_off' })).toBe('overflow');
+    expect(compactionReasonFor({ type: 'context.overflowed', data: {} }, { ...below, reason: 'disabled' })).toBeNull();
+    expect(compactionReasonFor(step('length'), { ...below, reason: 'disabled' })).toBeNull();
+  });
+});
+
+describe('shouldSuppressAutoCompaction (loop guard)', () => {
+  const stalled = { markerSeq: 7, auto: true, tokensBefore: 100_000, tokensAfter: 97_000 };
+
+  it('suppresses an automatic compaction that left tokens at or above 95% of the figure before', () => {
+    expect(shouldSuppressAutoCompaction(stalled, 96_000, 0.95)).toBe(
+      'automatic compaction suspended: the compaction for marker 7 left 96000 tokens, not below 95% of the 100000 before it; compact manually to resume',
+    );
+    expect(shouldSuppressAutoCompaction(stalled, null, 0.95)).toContain('left 97000 tokens');
+  });
+
+  it('lets it run again when the tokens fell below 95%', () => {
+    expect(shouldSuppressAutoCompaction(stalled, 94_999, 0.95)).toBeNull();
+    expect(shouldSuppressAutoCompaction({ ...stalled, tokensAfter: 30_000 }, null, 0.95)).toBeNull();
+  });
+
+  it('is not tripped by a step that ran on the old context while the pivot landed', () => {
+    expect(shouldSuppressAutoCompaction({ ...stalled, tokensAfter: 30_000 }, 99_000, 0.95)).toBeNull();
+  });
+
+  it('ignores manual compactions and sessions never compacted', () => {
+    expect(shouldSuppressAutoCompaction({ ...stalled, auto: false }, 99_000, 0.95)).toBeNull();
+    expect(shouldSuppressAutoCompaction(null, 99_000, 0.95)).toBeNull();
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * When the context must shrink (DESIGN.md section 6): the preset's trigger over
+ * the model's limits, the events that force a compaction, and the loop guard.
+ */
+import type { CompactionReason } from '../events';
+import type { ModelLimits } from '../models/model-registry';
+import type { CompactionConfig } from '../config/types';
+
+export type OverflowReason =
+  /** compaction.enabled=false. */
+  | 'disabled'
+  /** compaction.auto=false: the figures are still computed, for the session state. */
+  | 'auto_off'
+  /** limit.context = 0 and no fallback of the trigger applies. */
+  | 'unlimited'
+  | 'threshold'
+  /** Seed 001's last fallback: too many visible messages. */
+  | 'message_count'
+  | 'below_threshold';
+
+export interface OverflowEvaluation {
+  overflow: boolean;
+  reason: OverflowReason;
+  /** Tokens the context may use (null: unlimited, or counted in messages). */
+  usable: number | null;
+  /** The figure that triggers: tokens, or messages for 'message_count'. */
+  threshold: number | null;
+  /** How full: total / usable (messages / maxMessages when counting messages); null when unlimited. */
+  ratio: number | null;
+}
+
+export interface OverflowInput {
+  /** The provider's last usage total (view's usageTotal) plus an estimate of what came after it, or an estimate alone. */
+  tokens: { total: number };
+  limits: ModelLimits;
+  config: CompactionConfig;
+  /** Visible messages in the window; only seed 001's last fallback counts them. */
+  messageCount?: number;
+}
+
+type Budget = { usable: number } | { maxMessages: number } | null;
+
+/** The usable tokens under the configured trigger; null = unlimited. */
+function budgetOf({ trigger }: CompactionConfig, limits: ModelLimits): Budget {
+  switch (trigger.type) {
+    case 'ratio':
+      if (limits.context === 0) return null;
+      return { usable: limits.input ?? limits.context - trigger.outputReserve };
+    case 'reserved': {
+      if (limits.context === 0) return null;
+      const maxOutput = Math.min(limits.output || trigger.outputCap, trigger.outputCap);
+      const reserved = trigger.reserved ?? Math.min(trigger.buffer, maxOutput);
+      return { usable: limits.input ? limits.input - reserved : limits.context - maxOutput };
+    }
+    case 'reserve-chain':
+      if (limits.context > 0) return { usable: limits.input ?? limits.context - trigger.reserveTokens };
+      if (trigger.maxTokens > 0) return { usable: trigger.maxTokens };
+      return trigger.maxMessages > 0 ? { maxMessages: trigger.maxMessages } : null;
+  }
+}
+
+/** Whether the context overflows the preset's trigger, with the figures the session state shows. */
+export function evaluateOverflow(input: OverflowInput): OverflowEvaluation {
+  const { config, limits, tokens } = input;
+  const budget = budgetOf(config, limits);
+  const gate: OverflowReason | null = !config.enabled ? 'disabled' : !config.auto ? 'auto_off' : null;
+  if (budget === null) return { overflow: false, reason: gate ?? 'unlimited', usable: null, threshold: null, ratio: null };
+  if ('maxMessages' in budget) {
+    const count = input.messageCount ?? 0;
+    const over = count >= budget.maxMessages;
+    return {
+      overflow: over && gate === null,
+      reason: gate ?? (over ? 'message_count' : 'below_threshold'),
+      usable: null,
+      threshold: budget.maxMessages,
+      ratio: count / budget.maxMessages,
+    };
+  }
+  const usable = Math.max(0, budget.usable);
+  const scaled = Math.floor(usable * config.thresholdRatio);
+  const threshold = config.trigger.type === 'ratio' && config.trigger.tokenLimit !== null ? Math.min(scaled, config.trigger.tokenLimit) : scaled;
+  const over = tokens.total >= threshold;
+  return {
+    overflow: over && gate === null,
+    reason: gate ?? (over ? 'threshold' : 'below_threshold'),
+    usable,
+    threshold,
+    ratio: usable > 0 ? tokens.total / usable : null,
+  };
+}
+
+/** Finish reasons meaning the reply hit its length limit (OpenAI `length`, Anthropic `max_tokens`). */
+const LENGTH_FINISH = new Set(['length', 'max_tokens']);
+
+/**
+ * Why the event just appended asks for an automatic compaction, or null.
+ * `context.overflowed` and a length-limited step force one even with
+ * auto=false (the client hit the wall); enabled=false stops them all.
+ */
+export function compactionReasonFor(
+  event: { type: string; data: unknown },
+  evaluation: OverflowEvaluation,
+): Exclude<CompactionReason, 'manual'> | null {
+  if (evaluation.reason === 'disabled') return null;
+  if (event.type === 'context.overflowed') return 'overflow';
+  if (event.type !== 'step.finished') return null;
+  const finishReason = (event.data as { finishReason?: string }).finishReason;
+  if (finishReason !== undefined && LENGTH_FINISH.has(finishReason)) return 'finish_length';
+  return evaluation.overflow ? 'threshold' : null;
+}
+
+/** The facts of the latest compaction the loop guard needs. */
+export interface LoopGuardCompletion {
+  markerSeq: number;
+  auto: boolean;
+  /** The session's token figure when the compaction was planned. */
+  tokensBefore: number;
+  /** Its estimate of the figure after the pivot. */
+  tokensAfter: number;
+}
+
+/**
+ * The loop guard (OpenCode): an automatic compaction that did not bring the
+ * tokens below `ratio` (0.95) of the figure before it is not repeated. It
+ * stalled when its own figures say so and, once a step has run on the new
+ * context, that first measured total agrees: a step still in flight on the
+ * old context when the pivot landed cannot trip it alone, nor can a session
+ * that later grows back. Tripped until the next pivot (e.g. a manual
+ * compaction). Returns the reason the session state shows, or null.
+ */
+export function shouldSuppressAutoCompaction(
+  previous: LoopGuardCompletion | null,
+  firstTokensAfter: number | null,
+  ratio: number,
+): string | null {
+  if (!previous?.auto) return null;
+  const bound = previous.tokensBefore * ratio;
+  const after = firstTokensAfter ?? previous.tokensAfter;
+  if (previous.tokensAfter < bound || after < bound) return null;
+  return (
+    `automatic compaction suspended: the compaction for marker ${previous.markerSeq} left ${after} tokens, ` +
+    `not below ${Math.round(ratio * 100)}% of the ${previous.tokensBefore} before it; compact manually to resume`
+  );
+}

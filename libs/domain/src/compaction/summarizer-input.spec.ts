@@ -1,0 +1,200 @@
+import { CompactionConfig, PRESETS } from '../config';
+import type { Message } from '../events';
+import { DEFAULT_RETAIN_PROMPT, OPENCODE_SYSTEM_PROMPT } from './prompts';
+import {
+  buildSummarizerRequest,
+  formatHeadForSummarizer,
+  HISTORY_OPENER,
+  stripUnansweredToolCalls,
+  summaryInstruction,
+  trimSummarizerInputForOverflow,
+} from './summarizer-input';
+
+const config = (patch: Partial<CompactionConfig> = {}): CompactionConfig => ({
+  ...PRESETS['spec-000'].compaction,
+  summaryPrompt: 'Summarize.',
+  ...patch,
+});
+
+const user = (id: string, text: string): Message => ({ id, role: 'user', parts: [{ type: 'text', text }] });
+const assistantCalls = (id: string, callIds: string[], text?: string): Message => ({
+  id,
+  role: 'assistant',
+  parts: [
+    ...(text ? [{ type: 'text' as const, text }] : []),
+    ...callIds.map((callId) => ({ type: 'tool_call' as const, callId, name: 'bash', input: { command: 'ls' } })),
+  ],
+});
+const results = (id: string, callIds: string[], output = 'ok'): Message => ({
+  id,
+  role: 'tool',
+  parts: callIds.map((callId) => ({ type: 'tool_result' as const, callId, name: 'bash', output })),
+});
+
+describe('summaryInstruction', () => {
+  it('passes the previous summary as <previous-summary> with the update instruction', () => {
+    expect(summaryInstruction(config(), 'We fixed the parser.')).toBe(
+      [
+        'Update the anchored summary below using the conversation history above.',
+        'Preserve still-true details, remove stale details, and merge in the new facts.',
+        '<previous-summary>',
+        'We fixed the parser.',
+        '</previous-summary>',
+        '',
+        'Summarize.',
+      ].join('\n'),
+    );
+  });
+
+  it('appends summary and retain directives as bullets, then the request instructions', () => {
+    const instruction = summaryInstruction(
+      config({ summaryDirectives: ['Keep ref ids', 'Name every file'], retainPrompt: 'List in <retain>:', retainDirectives: ['decisions'] }),
+      null,
+      '  focus on the migration  ',
+    );
+    expect(instruction).toBe(
+      [
+        'Summarize.',
+        '- Keep ref ids',
+        '- Name every file',
+        '',
+        'List in <retain>:',
+        '- decisions',
+        '',
+        'Additional instructions for this summary:',
+        'focus on the migration',
+      ].join('\n'),
+    );
+  });
+
+  it('asks for <retain> with the default prompt when only retain directives are set', () => {
+    expect(summaryInstruction(config({ retainDirectives: ['refs'] }), null)).toBe(`Summarize.\n\n${DEFAULT_RETAIN_PROMPT}\n- refs`);
+  });
+});
+
+describe('stripUnansweredToolCalls (seed 000, 2.6.1)', () => {
+  it('keeps the content of a trailing assistant message with calls, without the calls', () => {
+    const head = [user('u', 'go'), assistantCalls('a', ['c1'], 'Let me look.')];
+    expect(stripUnansweredToolCalls(head)).toEqual([user('u', 'go'), { id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'Let me look.' }] }]);
+  });
+
+  it('drops a trailing assistant message that only had calls, and orphan results', () => {
+    const head = [user('u', 'go'), results('r', ['gone']), assistantCalls('a', ['c1'])];
+    expect(stripUnansweredToolCalls(head)).toEqual([user('u', 'go')]);
+  });
+
+  it('leaves answered pairs alone', () => {
+    const head = [user('u', 'go'), assistantCalls('a', ['c1']), results('r', ['c1'])];
+    expect(stripUnansweredToolCalls(head)).toEqual(head);
+  });
+});
+
+describe('formatHeadForSummarizer', () => {
+  it('renders calls and results as text, clips results, strips media and reasoning, hides agent-invisible messages', () => {
+    const head: Message[] = [
+      {
+        id: 'u',
+        role: 'user',
+        parts: [
+          { type: 'text', text: 'look at this' },
+          { type: 'file', mediaType: 'image/png', filename: 'shot.png', data: 'AAAA' },
+        ],
+      },
+      { id: 'hidden', role: 'user', parts: [{ type: 'text', text: 'secret' }], metadata: { agentVisible: false } },
+      { id: 'a', role: 'assistant', parts: [{ type: 'reasoning', text: 'thinking' }, { type: 'tool_call', callId: 'c1', name: 'read', input: { path: 'a.ts' } }] },
+      {
+        id: 'r',
+        role: 'tool',
+        parts: [
+          {
+            type: 'tool_result',
+            callId: 'c1',
+            name: 'read',
+            output: 'y'.repeat(300),
+            isError: true,
+            outputRef: { id: 'ref-9', byte_size: 300, line_count: 1 },
+          },
+        ],
+      },
+    ];
+    const turns = formatHeadForSummarizer(head, 120);
+    expect(turns).toHaveLength(3);
+    expect(turns[0]).toEqual({ role: 'user', content: 'look at this\n[Attached image/png: shot.png]' });
+    expect(turns[1]).toEqual({ role: 'assistant', content: '[Tool call read (c1)] {"path":"a.ts"}' });
+    expect(turns[2].role).toBe('user');
+    expect(turns[2].content.startsWith('[Tool result read (c1) error, ref=ref-9]\n')).toBe(true);
+    expect(Array.from(turns[2].content.split('\n')[1])).toHaveLength(120);
+    expect(turns[2].content).toContain('chars truncated');
+  });
+
+  it('opens with a user turn and merges same-role turns', () => {
+    const head = [
+      { id: 'a1', role: 'assistant' as const, parts: [{ type: 'text' as const, text: 'one' }] },
+      { id: 'a2', role: 'assistant' as const, parts: [{ type: 'text' as const, text: 'two' }] },
+    ];
+    expect(formatHeadForSummarizer(head, 2_000)).toEqual([
+      { role: 'user', content: HISTORY_OPENER },
+      { role: 'assistant', content: 'one\n\ntwo' },
+    ]);
+  });
+});
+
+describe('buildSummarizerRequest', () => {
+  it('ends with the instruction in a user turn, with no tools, bounded by summaryMaxTokens', () => {
+    const request = buildSummarizerRequest({
+      head: [user('u', 'fix the bug'), { id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'fixed' }] }],
+      previousSummary: null,
+      config: config({ summaryMaxTokens: 4_000 }),
+      sessionSystem: 'You are a coding agent.',
+    });
+    expect(request).toEqual({
+      system: 'You are a coding agent.',
+      messages: [
+        { role: 'user', content: 'fix the bug' },
+        { role: 'assistant', content: 'fixed' },
+        { role: 'user', content: 'Summarize.' },
+      ],
+      maxOutputTokens: 4_000,
+    });
+  });
+
+  it("appends the instruction to a trailing user turn and prefers the config's system prompt", () => {
+    const request = buildSummarizerRequest({
+      head: [user('u', 'fix the bug')],
+      previousSummary: null,
+      config: config({ summarySystemPrompt: OPENCODE_SYSTEM_PROMPT }),
+      sessionSystem: 'ignored',
+    });
+    expect(request.system).toBe(OPENCODE_SYSTEM_PROMPT);
+    expect(request.messages).toEqual([{ role: 'user', content: 'fix the bug\n\n---\n\nSummarize.' }]);
+  });
+});
+
+describe('trimSummarizerInputForOverflow (Codex)', () => {
+  const head = [
+    assistantCalls('a1', ['c1', 'c2'], 'checking'),
+    results('r1', ['c1']),
+    user('u', 'next'),
+    results('r2', ['c2']),
+    assistantCalls('a2', ['c3']),
+    results('r3', ['c3']),
+  ];
+
+  it('drops the oldest items together with their pairs', () => {
+    expect(trimSummarizerInputForOverflow(head, 1)).toEqual({
+      head: [user('u', 'next'), assistantCalls('a2', ['c3']), results('r3', ['c3'])],
+      trimmed: 1,
+      notice: 'Trimmed 1 older thread item(s) before compacting so the prompt fits the model context window.',
+    });
+    expect(trimSummarizerInputForOverflow(head, 3)).toMatchObject({ head: [], trimmed: 3 });
+  });
+
+  it('keeps the other results of a message that answered several calls', () => {
+    const shared = [assistantCalls('a1', ['c1']), assistantCalls('a2', ['c2']), results('r', ['c1', 'c2'])];
+    expect(trimSummarizerInputForOverflow(shared, 1).head).toEqual([assistantCalls('a2', ['c2']), results('r', ['c2'])]);
+  });
+
+  it('says nothing when nothing was trimmed', () => {
+    expect(trimSummarizerInputForOverflow(head, 0)).toEqual({ head, trimmed: 0, notice: null });
+  });
+});

@@ -1,0 +1,5 @@
+export * from './types';
+export { DEFAULT_PRESET, PRESETS, PRUNE_ENABLED_BY_PRESET } from './presets';
+export type { ConfigIssue, ConfigIssueCode } from './schema';
+export { applyConfigPatch, resolveSessionConfig, validateSessionConfigInput } from './resolve';
+export type { ConfigValidation } from './resolve';
