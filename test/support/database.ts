@@ -14,7 +14,7 @@ async function admin<T>(work: (c: Client) => Promise<T>): Promise<T> {
 
 /** A fresh database cloned from the migrated template; drop it after the spec. */
 export async function createTestDatabase(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
-  const name = `sst_test_${randomBytes(6).toString('hex')}`;
+  const name = `sst_test_${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DB}"`));
   return {
     name,
