@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
 import { ContextQuery } from './context.dto';
+import { CONTEXT_EXAMPLES } from './context.examples';
 import { ContextService } from './context.service';
 
 @ApiTags('context')
@@ -15,6 +16,7 @@ export class ContextController {
   @ApiOperation({
     summary: 'The model-ready context: system prompt, the latest pivot prefix and the window, pair-normalized, in the requested format',
   })
+  @ApiOkResponse({ description: 'The rendered context and its token figures', content: { 'application/json': { examples: CONTEXT_EXAMPLES } } })
   context(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Query() query: ContextQuery) {
     return this.contexts.context(tenantId, sessionId, query);
   }
