@@ -30,7 +30,7 @@ describe('model view properties (random session logs)', () => {
   it('every openai render passes the OpenAI validator', () => {
     fc.assert(
       fc.property(logs, pending, budget, system, (events, mode, b, prompt) => {
-        expect(validateOpenAIChatMessages(renderOpenAIChat(viewAtHead(events, mode, b, prompt || 'sys')))).toEqual([]);
+        expect(validateOpenAIChatMessages(renderOpenAIChat(viewAtHead(events, mode, b, prompt)))).toEqual([]);
       }),
       runs,
     );

@@ -5,6 +5,7 @@ import { FilePart } from '../../events';
 import { ABORTED_TOOL_RESULT } from '../../placeholders';
 import { assistant, call, msg, result, system, text, tool, user, viewOf } from '../testing/events';
 import { validateOpenAIChatMessages } from '../validate';
+import { ANTHROPIC_OPENING_TEXT } from './anthropic';
 import { renderOpenAIChat } from './openai-chat';
 
 const image: FilePart = { type: 'file', mediaType: 'image/png', data: 'aGVsbG8=' };
@@ -86,6 +87,14 @@ describe('renderOpenAIChat', () => {
       },
     ]);
     expect(validateOpenAIChatMessages(messages)).toEqual([]);
+  });
+
+  it('never sends an empty messages array: an empty view opens with one user message', () => {
+    const messages = renderOpenAIChat(viewOf([user('u1', ''), assistant('a1', { type: 'reasoning', text: 'hmm' })]));
+    expect(messages).toEqual([{ role: 'user', content: ANTHROPIC_OPENING_TEXT }]);
+    expect(validateOpenAIChatMessages(messages)).toEqual([]);
+    // A system prompt alone is a valid request.
+    expect(renderOpenAIChat(viewOf([], { system: 'sys' }))).toEqual([{ role: 'system', content: 'sys' }]);
   });
 
   it('answers a dangling call with the synthetic aborted result', () => {

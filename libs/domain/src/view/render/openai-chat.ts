@@ -1,4 +1,5 @@
 import { FilePart, Message, ToolResultPart } from '../../events';
+import { ANTHROPIC_OPENING_TEXT } from './anthropic';
 import { callArguments, fileNote, fileUrl, isImage, isPdf, textsOf } from './media';
 import { RenderableView } from './renderable-view';
 
@@ -25,7 +26,9 @@ export type OpenAIChatMessage =
  * Chat Completions messages: the system prompt first, one `tool` message per
  * result. Tool messages carry text only, so result attachments follow the
  * turn's tool messages as one user message. Reasoning parts are omitted
- * (Chat Completions takes no reasoning input).
+ * (Chat Completions takes no reasoning input). An empty view (no system
+ * prompt, nothing visible) opens with one user message, as the Anthropic
+ * render does: the API refuses an empty `messages` array.
  */
 export function renderOpenAIChat(view: RenderableView): OpenAIChatMessage[] {
   const out: OpenAIChatMessage[] = view.system ? [{ role: 'system', content: view.system }] : [];
@@ -64,6 +67,7 @@ export function renderOpenAIChat(view: RenderableView): OpenAIChatMessage[] {
     }
   }
   flushAttachments();
+  if (out.length === 0) out.push({ role: 'user', content: ANTHROPIC_OPENING_TEXT });
   return out;
 }
 

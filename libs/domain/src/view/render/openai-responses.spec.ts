@@ -1,6 +1,7 @@
 import { FilePart } from '../../events';
 import { assistant, call, result, tool, user, viewOf } from '../testing/events';
 import { validateOpenAIResponsesInput } from '../validate';
+import { ANTHROPIC_OPENING_TEXT } from './anthropic';
 import { renderOpenAIResponses } from './openai-responses';
 
 const image: FilePart = { type: 'file', mediaType: 'image/png', url: 'https://example.test/shot.png' };
@@ -41,6 +42,15 @@ describe('renderOpenAIResponses', () => {
   });
 
   it('emits no item for a message with nothing to send', () => {
-    expect(renderOpenAIResponses(viewOf([user('u1', ''), assistant('a1', { type: 'reasoning', text: 'hmm' })]))).toEqual([]);
+    expect(renderOpenAIResponses(viewOf([user('u1', ''), assistant('a1', { type: 'reasoning', text: 'hmm' }), user('u2', 'next')]))).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'next' }] },
+    ]);
+  });
+
+  it('never sends an empty input: an empty view opens with one user item', () => {
+    const items = renderOpenAIResponses(viewOf([user('u1', ''), assistant('a1', { type: 'reasoning', text: 'hmm' })]));
+    expect(items).toEqual([{ type: 'message', role: 'user', content: [{ type: 'input_text', text: ANTHROPIC_OPENING_TEXT }] }]);
+    expect(validateOpenAIResponsesInput(items)).toEqual([]);
+    expect(validateOpenAIResponsesInput([])).toEqual(["Invalid 'input': empty array. Expected an array with minimum length 1."]);
   });
 });

@@ -1,4 +1,5 @@
 import { FilePart, Message, ToolResultPart } from '../../events';
+import { ANTHROPIC_OPENING_TEXT } from './anthropic';
 import { callArguments, fileNote, fileUrl, isImage, isPdf, textsOf } from './media';
 import { RenderableView } from './renderable-view';
 
@@ -21,11 +22,13 @@ export type ResponsesInputItem =
  * item and each result as a `function_call_output` (with its attachments when
  * it has some). Reasoning parts are omitted: reasoning items need the
  * provider's ids and encrypted content, which the log does not keep.
+ * An empty view opens with one user message: the API refuses an empty input.
  */
 export function renderOpenAIResponses(view: RenderableView): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = [];
   if (view.system) items.push({ type: 'message', role: 'system', content: [{ type: 'input_text', text: view.system }] });
   for (const message of view.messages) items.push(...messageItems(message));
+  if (items.length === 0) items.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: ANTHROPIC_OPENING_TEXT }] });
   return items;
 }
 

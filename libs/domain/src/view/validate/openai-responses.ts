@@ -13,6 +13,7 @@ export interface ResponsesItemInput {
 export function validateOpenAIResponsesInput(items: readonly ResponsesItemInput[]): string[] {
   const errors: string[] = [];
   const answered = new Map<string, boolean>();
+  if (items.length === 0) errors.push("Invalid 'input': empty array. Expected an array with minimum length 1.");
   items.forEach((item, i) => {
     const id = String(item.call_id);
     switch (item.type) {
