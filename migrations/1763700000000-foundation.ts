@@ -93,7 +93,7 @@ export class Foundation1763700000000 implements MigrationInterface {
         key             text NOT NULL,
         request_hash    bytea NOT NULL,
         response_status integer NOT NULL,
-        response_body   jsonb NOT NULL,
+        response_body   json NOT NULL, -- not jsonb: a replay must be byte-identical, and jsonb reorders keys
         created_at      timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (tenant_id, key)
       )`);
@@ -128,7 +128,7 @@ export class Foundation1763700000000 implements MigrationInterface {
     await q.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON sessions TO session_store_app`);
     await q.query(`GRANT SELECT, INSERT ON session_events TO session_store_app`);
     await q.query(`GRANT SELECT, INSERT, UPDATE ON session_tool_calls TO session_store_app`);
-    await q.query(`GRANT SELECT, INSERT, DELETE ON idempotency_keys TO session_store_app`);
+    await q.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON idempotency_keys TO session_store_app`);
     await q.query(`GRANT SELECT, INSERT, UPDATE ON outbox TO session_store_app`);
     await q.query(`GRANT SELECT, UPDATE (dispatched_at, attempts, last_error) ON outbox TO session_store_sweeper`);
     await q.query(`GRANT EXECUTE ON FUNCTION current_tenant() TO session_store_app, session_store_sweeper`);

@@ -7,6 +7,7 @@ import { invalid } from '@app/domain';
 import { ApiModule } from './api.module';
 import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter } from './http/problem.filter';
+import { SessionIdPipe } from './http/session-id.pipe';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -18,6 +19,8 @@ export function logLevels(level: string): LogLevel[] {
 export async function createApiApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), {
     bodyParser: false,
+    // Keeps each parsed body's bytes (req.rawBody) for the UTF-8 check in installBodyParsing.
+    rawBody: true,
     logger: logLevels(config.logLevel),
   });
   app.disable('x-powered-by');
@@ -25,6 +28,7 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   installBodyParsing(app, config);
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(
+    new SessionIdPipe(),
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,

@@ -27,8 +27,9 @@ export class AppendEventsDto {
 }
 
 export class ReadEventsQuery {
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  // Bounded: a larger number loses precision in JS and overflows bigint in SQL (a 500).
+  @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   afterSeq?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })

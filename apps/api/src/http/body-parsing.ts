@@ -1,18 +1,23 @@
+import { isUtf8 } from 'node:buffer';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import { assertSafeJson } from '@app/domain';
+import { assertSafeJson, invalid } from '@app/domain';
 import { AppConfig } from '@app/config';
 import { toProblem } from './problem';
 
 /**
  * JSON bodies: size limit applied after gzip/deflate inflation, then one
- * iterative pass (depth, NUL, lone surrogates) before any recursive code.
+ * UTF-8 check and one iterative pass (depth, NUL, lone surrogates) before
+ * any recursive code.
  * Errors here happen before Nest's pipeline, so they get their own handler.
  */
 export function installBodyParsing(app: NestExpressApplication, config: AppConfig): void {
   app.useBodyParser('json', { limit: config.http.maxBodyBytes, inflate: true, strict: true });
-  app.use((req: Request, _res: Response, next: NextFunction) => {
+  app.use((req: Request & { rawBody?: Buffer }, _res: Response, next: NextFunction) => {
     try {
+      // The parser decodes invalid UTF-8 to U+FFFD, silently altering the text; the raw (inflated) bytes
+      // are kept by the app's rawBody option so this can be refused instead.
+      if (req.rawBody !== undefined && !isUtf8(req.rawBody)) throw invalid('invalid_utf8', 'The request body is not valid UTF-8');
       if (req.body !== undefined) assertSafeJson(req.body, { maxDepth: config.http.maxJsonDepth });
       next();
     } catch (error) {

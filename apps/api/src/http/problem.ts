@@ -51,9 +51,11 @@ function bodyParserProblem(error: { type?: string; status?: number; message?: st
     case 'request.aborted':
       return problem(400, 'request_aborted', 'The client aborted the request');
     default:
-      return error.status && error.status >= 400 && error.status < 500 && error.type
+      if (!error.status || error.status < 400 || error.status >= 500) return undefined;
+      // A corrupt gzip/deflate/br stream reaches us as a bare zlib error given status 400 and no type.
+      return error.type
         ? problem(error.status, error.type.replace(/\W/g, '_'), error.message ?? 'Bad request')
-        : undefined;
+        : problem(error.status, 'invalid_body', 'The request body could not be read or decoded');
   }
 }
 

@@ -1,0 +1,111 @@
+import { DomainError } from './errors';
+import { assertSafeJson, assertSafeString } from './json-inspection';
+
+/** The DomainError `work` throws (fails the test when it throws nothing or something else). */
+function errorOf(work: () => unknown): DomainError {
+  try {
+    work();
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    return error as DomainError;
+  }
+  throw new Error('expected a DomainError, nothing was thrown');
+}
+
+/** `depth` nested arrays around a leaf, built iteratively (a recursive builder would itself overflow). */
+function nestedArrays(depth: number, leaf: unknown = 1): unknown {
+  let value = leaf;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}
+
+function nestedObjects(depth: number): unknown {
+  let value: unknown = 'leaf';
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+}
+
+describe('assertSafeJson', () => {
+  const limits = { maxDepth: 64 };
+
+  it('accepts ordinary bodies, astral characters and correctly paired surrogates', () => {
+    // given a body with emoji (a surrogate pair in UTF-16), accents and CJK
+    const body = { events: [{ type: 'message.added', data: { text: 'ok 😀 é 日本', n: 1, b: true, nil: null } }] };
+    // when / then
+    expect(() => assertSafeJson(body, limits)).not.toThrow();
+  });
+
+  it('accepts scalars at the top level', () => {
+    for (const value of [null, 1, 'text', true, undefined]) expect(() => assertSafeJson(value, limits)).not.toThrow();
+  });
+
+  it('accepts nesting up to the limit and refuses one level more', () => {
+    // given the limit counts containers: 64 arrays deep is the deepest allowed
+    expect(() => assertSafeJson(nestedArrays(64), limits)).not.toThrow();
+    // when one more level is added
+    const error = errorOf(() => assertSafeJson(nestedArrays(65), limits));
+    // then
+    expect(error.code).toBe('json_too_deep');
+    expect(error.kind).toBe('invalid');
+    expect(error.details).toMatchObject({ maxDepth: 64 });
+  });
+
+  it('rejects a 100,000-deep bomb without overflowing the stack (the walk is iterative)', () => {
+    // given a depth bomb of arrays and one of objects
+    // when / then both are refused with a clean error, not a RangeError
+    expect(errorOf(() => assertSafeJson(nestedArrays(100_000), limits)).code).toBe('json_too_deep');
+    expect(errorOf(() => assertSafeJson(nestedObjects(100_000), limits)).code).toBe('json_too_deep');
+  });
+
+  it('rejects a NUL character and names the path of the string', () => {
+    // given
+    const body = { events: [{ data: { parts: [{ text: 'before\u0000after' }] } }] };
+    // when
+    const error = errorOf(() => assertSafeJson(body, limits));
+    // then
+    expect(error.code).toBe('nul_character');
+    expect(error.details).toEqual({ path: '$.events[0].data.parts[0].text', index: 6 });
+  });
+
+  it.each([
+    ['a lone high surrogate', 'a\ud800b', 1],
+    ['a lone high surrogate at the end', 'ab\ud83d', 2],
+    ['a lone low surrogate', 'a\udc00b', 1],
+    ['a reversed pair', '\ude00\ud83d', 0],
+  ])('rejects %s', (_, text, index) => {
+    const error = errorOf(() => assertSafeJson({ text }, limits));
+    expect(error.code).toBe('lone_surrogate');
+    expect(error.details).toEqual({ path: '$.text', index });
+  });
+
+  it('checks object keys too, not only values', () => {
+    // given a NUL inside a key: it would reach jsonb as well
+    const error = errorOf(() => assertSafeJson({ ['k\u0000']: 1 }, limits));
+    // then
+    expect(error.code).toBe('nul_character');
+  });
+
+  it('finds bad strings inside arrays of arrays', () => {
+    const error = errorOf(() => assertSafeJson([['ok'], ['ok', 'bad\ud800']], limits));
+    expect(error.details).toMatchObject({ path: '$[1][1]' });
+  });
+
+  it('treats a "__proto__" own key (as JSON.parse creates it) as an ordinary key', () => {
+    // given what body-parser hands over for {"__proto__": {"polluted": "x\u0000"}}
+    const body = JSON.parse('{"__proto__": {"polluted": "x\\u0000"}}');
+    // when the walk visits it
+    const error = errorOf(() => assertSafeJson(body, limits));
+    // then it is inspected and nothing leaked onto Object.prototype
+    expect(error.code).toBe('nul_character');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('assertSafeString', () => {
+  it('passes a clean string and fails the first bad index', () => {
+    expect(() => assertSafeString('clean 😀', '$.x')).not.toThrow();
+    const error = errorOf(() => assertSafeString('ab\u0000c\ud800', '$.x'));
+    expect(error.code).toBe('nul_character');
+    expect(error.details).toEqual({ path: '$.x', index: 2 });
+  });
+});

@@ -1,0 +1,129 @@
+import { DomainError } from './errors';
+import { NewEvent, Part, Role } from './events';
+import { applyToolCallLedger, KnownToolCall, referencedCallIds } from './tool-call-ledger';
+
+function errorOf(work: () => unknown): DomainError {
+  try {
+    work();
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    return error as DomainError;
+  }
+  throw new Error('expected a DomainError, nothing was thrown');
+}
+
+let n = 0;
+const message = (role: Role, ...parts: Part[]): NewEvent => {
+  const id = `e${++n}`;
+  return { id, type: 'message.added', data: { message: { id, role, parts } } };
+};
+const call = (callId: string, name = 'read_file'): Part => ({ type: 'tool_call', callId, name, input: { path: 'a.ts' } });
+const result = (callId: string, name = ''): Part => ({ type: 'tool_result', callId, name, output: 'ok' });
+const text = (t: string): Part => ({ type: 'text', text: t });
+const step: NewEvent = { id: 'step', type: 'step.finished', data: { usage: { input_tokens: 1, output_tokens: 1 } } };
+
+describe('referencedCallIds', () => {
+  it('lists each call id mentioned by calls or results once, ignoring other events and parts', () => {
+    // given
+    const events = [message('user', text('go')), message('assistant', call('c1'), call('c2')), step, message('tool', result('c1'), result('c3'))];
+    // when / then
+    expect(referencedCallIds(events)).toEqual(['c1', 'c2', 'c3']);
+  });
+
+  it('is empty for a batch without tool parts', () => {
+    expect(referencedCallIds([message('user', text('hi')), step])).toEqual([]);
+  });
+});
+
+describe('applyToolCallLedger', () => {
+  it('records calls issued and answered within one batch, with the answering event index', () => {
+    // given an empty session
+    const events = [message('assistant', call('c1'), call('c2')), message('tool', result('c1')), message('tool', result('c2'))];
+    // when
+    const changes = applyToolCallLedger(events, []);
+    // then
+    expect(changes).toEqual({
+      issued: [
+        { callId: 'c1', name: 'read_file', eventIndex: 0 },
+        { callId: 'c2', name: 'read_file', eventIndex: 0 },
+      ],
+      answered: [
+        { callId: 'c1', eventIndex: 1 },
+        { callId: 'c2', eventIndex: 2 },
+      ],
+    });
+  });
+
+  it('answers a call issued by an earlier batch and fills the missing tool name from it', () => {
+    // given c1 (grep) stored and unanswered
+    const known: KnownToolCall[] = [{ callId: 'c1', name: 'grep', answered: false }];
+    const answer = message('tool', result('c1'));
+    // when
+    const changes = applyToolCallLedger([answer], known);
+    // then
+    expect(changes).toEqual({ issued: [], answered: [{ callId: 'c1', eventIndex: 0 }] });
+    expect(answer.type === 'message.added' && answer.data.message.parts[0]).toMatchObject({ name: 'grep' });
+  });
+
+  it('keeps a tool name the client gave', () => {
+    const answer = message('tool', result('c1', 'client_name'));
+    applyToolCallLedger([answer], [{ callId: 'c1', name: 'grep', answered: false }]);
+    expect(answer.type === 'message.added' && answer.data.message.parts[0]).toMatchObject({ name: 'client_name' });
+  });
+
+  it('refuses a call id issued twice in one message', () => {
+    const error = errorOf(() => applyToolCallLedger([message('assistant', call('c1'), call('c1'))], []));
+    expect(error.code).toBe('duplicate_tool_call_id');
+    expect(error.kind).toBe('invalid');
+    expect(error.details).toEqual({ path: '$.events[0].data.message.parts[1].callId' });
+  });
+
+  it('refuses a call id issued twice across events of one batch', () => {
+    const error = errorOf(() => applyToolCallLedger([message('assistant', call('c1')), message('assistant', call('c1'))], []));
+    expect(error.code).toBe('duplicate_tool_call_id');
+    expect(error.details).toEqual({ path: '$.events[1].data.message.parts[0].callId' });
+  });
+
+  it('refuses a call id already issued by an earlier batch, answered or not', () => {
+    for (const answered of [false, true]) {
+      const error = errorOf(() => applyToolCallLedger([message('assistant', call('c1'))], [{ callId: 'c1', name: 'x', answered }]));
+      expect(error.code).toBe('duplicate_tool_call_id');
+    }
+  });
+
+  it('refuses a result whose call was never issued', () => {
+    const error = errorOf(() => applyToolCallLedger([message('tool', result('ghost'))], []));
+    expect(error.code).toBe('unknown_tool_call');
+    expect(error.details).toEqual({ path: '$.events[0].data.message.parts[0].callId' });
+  });
+
+  it('refuses a result that comes before its call in the batch', () => {
+    const error = errorOf(() => applyToolCallLedger([message('tool', result('c1')), message('assistant', call('c1'))], []));
+    expect(error.code).toBe('unknown_tool_call');
+  });
+
+  it('refuses a second result for a call answered in an earlier batch', () => {
+    const error = errorOf(() => applyToolCallLedger([message('tool', result('c1'))], [{ callId: 'c1', name: 'x', answered: true }]));
+    expect(error.code).toBe('duplicate_tool_result');
+  });
+
+  it('refuses a second result for a call answered earlier in the same batch', () => {
+    const events = [message('assistant', call('c1')), message('tool', result('c1')), message('tool', result('c1'))];
+    const error = errorOf(() => applyToolCallLedger(events, []));
+    expect(error.code).toBe('duplicate_tool_result');
+    expect(error.details).toEqual({ path: '$.events[2].data.message.parts[0].callId' });
+  });
+
+  it('does not mutate the known calls it is given', () => {
+    // given
+    const known: KnownToolCall[] = [{ callId: 'c1', name: 'x', answered: false }];
+    // when
+    applyToolCallLedger([message('tool', result('c1'))], known);
+    // then the caller's view of the store is unchanged
+    expect(known).toEqual([{ callId: 'c1', name: 'x', answered: false }]);
+  });
+
+  it('ignores events other than messages', () => {
+    expect(applyToolCallLedger([step], [])).toEqual({ issued: [], answered: [] });
+  });
+});
