@@ -1,5 +1,6 @@
 import { Message, Part } from '../events';
 import { tokenizerFor } from './resolve-model';
+import { TokenizerFamily } from './model-registry';
 import { countTokens } from './tokenizer';
 
 /** What an image or a file costs in an estimate, whatever its size (the providers bill media apart from text). */
@@ -30,7 +31,12 @@ function mediaCount(part: Part): number {
  * append time and stores it with the event, so reads never re-tokenize.
  */
 export function estimateMessageTokens(message: Message, model: string): number {
+  return estimateMessageTokensAs(message, tokenizerFor(model));
+}
+
+/** The same estimate with a given tokenizer family ('approx' is ceil(chars/4), no tokenizer at all). */
+export function estimateMessageTokensAs(message: Message, family: TokenizerFamily): number {
   const texts = message.parts.flatMap(partTexts);
   const media = message.parts.reduce((count, part) => count + mediaCount(part), 0);
-  return countTokens(texts, tokenizerFor(model)) + media * MEDIA_TOKENS;
+  return countTokens(texts, family) + media * MEDIA_TOKENS;
 }

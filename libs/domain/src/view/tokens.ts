@@ -1,5 +1,5 @@
 import { StoredEvent, Usage } from '../events';
-import { countTokens, estimateMessageTokens, tokenizerFor } from '../models';
+import { countTokens, estimateMessageTokensAs, tokenizerFor } from '../models';
 import { ViewEntry, ViewTokens } from './types';
 
 /** DESIGN 6: what a step's usage says the context held. */
@@ -24,11 +24,12 @@ export interface ViewTokensInput {
  * The last trustworthy usage plus the estimates of every message after it;
  * without one, an estimate of the whole view. Logged messages use their
  * stored estimate; only what the view made (placeholders, synthetic results,
- * the prefix) is estimated now.
+ * the prefix) is estimated now, by ceil(chars/4): running a tokenizer over
+ * hundreds of rewritten messages on every read costs tens of milliseconds.
  */
 export function viewTokens(input: ViewTokensInput): ViewTokens {
   const { entries, model, usage } = input;
-  const entryTokens = (entry: ViewEntry) => entry.tokens ?? estimateMessageTokens(entry.message, model);
+  const entryTokens = (entry: ViewEntry) => entry.tokens ?? estimateMessageTokensAs(entry.message, 'approx');
   const sum = (list: readonly ViewEntry[]) => list.reduce((total, entry) => total + entryTokens(entry), 0);
 
   if (usage && usage.seq > input.staleThroughSeq) {
