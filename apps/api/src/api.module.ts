@@ -2,26 +2,44 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { QueueProducerModule } from '@app/queue';
+import { SummarizerModule } from '@app/summarizer';
+import { GrepPool } from '@app/tool-output-store';
+// The worker's use case: `POST .../prune {wait}` runs the same code in the API process.
+import { PruneSession } from '../../worker/src/prune/prune-session';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';
 import { AdminGuard, ApiKeyGuard } from './auth/guards';
+import { CompactionWaiter } from './compactions/compaction-waiter';
+import { CompactionsController } from './compactions/compactions.controller';
+import { CompactionsService } from './compactions/compactions.service';
 import { ContextController } from './context/context.controller';
 import { ContextService } from './context/context.service';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
 import { HealthController } from './health/health.controller';
+import { PruneController } from './prune/prune.controller';
+import { PruneScheduler } from './prune/prune-scheduler';
+import { PruneService } from './prune/prune.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
+import { SessionToolOutputsController } from './tool-outputs/session-tool-outputs.controller';
+import { ToolOutputsController } from './tool-outputs/tool-outputs.controller';
+import { ToolOutputsService } from './tool-outputs/tool-outputs.service';
 
 @Module({})
 export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule],
-      controllers: [HealthController, AdminController, SessionsController, EventsController, ContextController],
-      providers: [ApiKeysService, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule],
+      controllers: [HealthController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController],
+      providers: [
+        ApiKeysService, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter,
+        ToolOutputsService,
+        PruneSession, PruneScheduler, PruneService,
+        { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },
+      ],
     };
   }
 }

@@ -2,7 +2,12 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { Database, DatabaseModule } from '@app/database';
 import { QueueProducerModule } from '@app/queue';
+import { SummarizerModule } from '@app/summarizer';
+import { CompactSession } from './compaction/compact-session';
+import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
+import { PruneSession } from './prune/prune-session';
+import { GC_DB, ToolOutputGc } from './tool-output-gc';
 import { SWEEPER_DB, WorkerRuntime } from './worker-runtime';
 
 /** BullMQ processors and the outbox sweeper. No controllers. */
@@ -11,10 +16,15 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule],
       providers: [
         { provide: SWEEPER_DB, useFactory: () => new Database(config.database.sweeperUrl, 2, 'session-store-sweeper') },
+        { provide: GC_DB, useFactory: () => new Database(config.database.gcUrl, 2, 'session-store-gc') },
+        ToolOutputGc,
         MaintenanceProcessor,
+        PruneSession,
+        CompactSession,
+        CompactionProcessor,
         WorkerRuntime,
       ],
     };

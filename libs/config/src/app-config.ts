@@ -1,7 +1,7 @@
 /** The typed configuration the rest of the code receives; nothing else reads process.env. */
 export interface AppConfig {
   env: 'development' | 'production' | 'test';
-  database: { ownerUrl: string; appUrl: string; sweeperUrl: string; poolSize: number };
+  database: { ownerUrl: string; appUrl: string; sweeperUrl: string; gcUrl: string; poolSize: number };
   redis: { url: string; prefix: string };
   http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number };
   adminToken: string;
@@ -9,8 +9,34 @@ export interface AppConfig {
   auth: { apiKeyCacheTtlMs: number };
   idempotency: { ttlHours: number };
   outbox: { sweepIntervalMs: number; graceMs: number };
-  worker: { concurrency: number };
+  worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
+  summarizer: SummarizerSettings;
+  toolOutput: ToolOutputSettings;
+  prune: { jobDelayMs: number };
   logLevel: string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** An LLM provider's endpoint; null when the provider is not configured. */
+export interface ProviderEndpoint {
+  apiKey: string | null;
+  baseUrl: string | null;
+}
+
+export interface SummarizerSettings {
+  timeoutMs: number;
+  retryBackoffMs: number;
+  openai: ProviderEndpoint | null;
+  anthropic: ProviderEndpoint | null;
+}
+
+/** The tool-output cache's service-wide limits (per-session view settings live in the session config). */
+export interface ToolOutputSettings {
+  maxUploadBytes: number;
+  retentionSeconds: number;
+  gcIntervalMs: number;
+  grepTimeLimitMs: number;
+  grepMaxScanBytes: number;
+  grepThreads: number;
+}

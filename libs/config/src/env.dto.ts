@@ -20,6 +20,10 @@ export class EnvDto {
   @IsOptional() @Matches(/^postgres(ql)?:\/\//)
   SWEEPER_DATABASE_URL?: string;
 
+  /** Tool-output garbage collector's connection (cross-tenant, tool-output tables only). Defaults to DATABASE_URL with user session_store_gc. */
+  @IsOptional() @Matches(/^postgres(ql)?:\/\//)
+  GC_DATABASE_URL?: string;
+
   @Matches(/^rediss?:\/\//)
   REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -73,4 +77,62 @@ export class EnvDto {
 
   @Transform(toInt) @IsInt() @Min(1) @Max(256)
   WORKER_CONCURRENCY = 4;
+
+  /** BullMQ lock of a running job; a crashed worker's job is retried after it lapses. Kept above SUMMARIZER_TIMEOUT_MS. */
+  @Transform(toInt) @IsInt() @Min(1000)
+  WORKER_LOCK_DURATION_MS = 90_000;
+
+  /** How often workers look for jobs whose lock lapsed (stalled). */
+  @Transform(toInt) @IsInt() @Min(100)
+  WORKER_STALLED_INTERVAL_MS = 30_000;
+
+  /** Upper bound of one summarizer call (a session's compaction.timeoutMs can only lower it). */
+  @Transform(toInt) @IsInt() @Min(100)
+  SUMMARIZER_TIMEOUT_MS = 60_000;
+
+  /** Backoff before retrying a failed summarizer call, doubled per retry. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  SUMMARIZER_RETRY_BACKOFF_MS = 1000;
+
+  /** The `openai` summarizer: any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LiteLLM). */
+  @IsOptional() @IsString() @MinLength(1)
+  OPENAI_API_KEY?: string;
+
+  @IsOptional() @Matches(/^https?:\/\//)
+  OPENAI_BASE_URL?: string;
+
+  /** The `anthropic` summarizer. */
+  @IsOptional() @IsString() @MinLength(1)
+  ANTHROPIC_API_KEY?: string;
+
+  @IsOptional() @Matches(/^https?:\/\//)
+  ANTHROPIC_BASE_URL?: string;
+
+  /** Largest tool output accepted by the streamed upload (413 beyond). */
+  @Transform(toInt) @IsInt() @Min(1024)
+  MAX_TOOL_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+  /** Age after which an uploaded output never attached to an event, or content no ref points to, is garbage-collected. */
+  @Transform(toInt) @IsInt() @Min(1)
+  TOOL_OUTPUT_RETENTION_SECONDS = 24 * 3600;
+
+  /** How often the worker runs the tool-output garbage collector. */
+  @Transform(toInt) @IsInt() @Min(100)
+  TOOL_OUTPUT_GC_INTERVAL_MS = 3600 * 1000;
+
+  /** Wall-clock cap of one grep over a stored output (the result is then partial). */
+  @Transform(toInt) @IsInt() @Min(10) @Max(120_000)
+  GREP_TIME_LIMIT_MS = 5000;
+
+  /** Bytes one grep scans at most (the result is then partial). */
+  @Transform(toInt) @IsInt() @Min(1024)
+  GREP_MAX_SCAN_BYTES = 256 * 1024 * 1024;
+
+  /** Worker threads running greps, per API process (greps beyond wait for a free thread within their time cap). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  GREP_THREADS = 2;
+
+  /** A session's prune/archive job runs this long after the first step.finished since its last run (later steps fold into it). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  PRUNE_JOB_DELAY_MS = 2000;
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { AppConfig } from './app-config';
+import { AppConfig, ProviderEndpoint } from './app-config';
 import { EnvDto } from './env.dto';
 
 /** Local development token, refused in production. */
@@ -9,6 +9,7 @@ const DEV_ADMIN_TOKEN = 'dev-admin-token-change-me';
 
 export const APP_ROLE = 'session_store_app';
 export const SWEEPER_ROLE = 'session_store_sweeper';
+export const GC_ROLE = 'session_store_gc';
 
 function withUser(url: string, user: string): string {
   const u = new URL(url);
@@ -18,6 +19,11 @@ function withUser(url: string, user: string): string {
 }
 
 export class ConfigError extends Error {}
+
+/** A provider is configured by a key or a base URL (a local OpenAI-compatible server may need no key). */
+function endpoint(apiKey: string | undefined, baseUrl: string | undefined): ProviderEndpoint | null {
+  return apiKey || baseUrl ? { apiKey: apiKey ?? null, baseUrl: baseUrl ?? null } : null;
+}
 
 /** Reads and validates the environment once; throws ConfigError listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -30,12 +36,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   if (dto.NODE_ENV === 'production' && !dto.ADMIN_TOKEN) throw new ConfigError('Invalid configuration:\n  ADMIN_TOKEN is required in production');
+  if (dto.SUMMARIZER_TIMEOUT_MS >= dto.WORKER_LOCK_DURATION_MS) {
+    throw new ConfigError('Invalid configuration:\n  SUMMARIZER_TIMEOUT_MS must be below WORKER_LOCK_DURATION_MS');
+  }
   return {
     env: dto.NODE_ENV,
     database: {
       ownerUrl: dto.DATABASE_URL,
       appUrl: dto.APP_DATABASE_URL ?? withUser(dto.DATABASE_URL, APP_ROLE),
       sweeperUrl: dto.SWEEPER_DATABASE_URL ?? withUser(dto.DATABASE_URL, SWEEPER_ROLE),
+      gcUrl: dto.GC_DATABASE_URL ?? withUser(dto.DATABASE_URL, GC_ROLE),
       poolSize: dto.DB_POOL_SIZE,
     },
     redis: { url: dto.REDIS_URL, prefix: dto.QUEUE_PREFIX },
@@ -45,7 +55,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     auth: { apiKeyCacheTtlMs: dto.API_KEY_CACHE_TTL_MS },
     idempotency: { ttlHours: dto.IDEMPOTENCY_TTL_HOURS },
     outbox: { sweepIntervalMs: dto.OUTBOX_SWEEP_INTERVAL_MS, graceMs: dto.OUTBOX_GRACE_MS },
-    worker: { concurrency: dto.WORKER_CONCURRENCY },
+    worker: { concurrency: dto.WORKER_CONCURRENCY, lockDurationMs: dto.WORKER_LOCK_DURATION_MS, stalledIntervalMs: dto.WORKER_STALLED_INTERVAL_MS },
+    summarizer: {
+      timeoutMs: dto.SUMMARIZER_TIMEOUT_MS,
+      retryBackoffMs: dto.SUMMARIZER_RETRY_BACKOFF_MS,
+      openai: endpoint(dto.OPENAI_API_KEY, dto.OPENAI_BASE_URL),
+      anthropic: endpoint(dto.ANTHROPIC_API_KEY, dto.ANTHROPIC_BASE_URL),
+    },
+    toolOutput: {
+      maxUploadBytes: dto.MAX_TOOL_OUTPUT_BYTES,
+      retentionSeconds: dto.TOOL_OUTPUT_RETENTION_SECONDS,
+      gcIntervalMs: dto.TOOL_OUTPUT_GC_INTERVAL_MS,
+      grepTimeLimitMs: dto.GREP_TIME_LIMIT_MS,
+      grepMaxScanBytes: dto.GREP_MAX_SCAN_BYTES,
+      grepThreads: dto.GREP_THREADS,
+    },
+    prune: { jobDelayMs: dto.PRUNE_JOB_DELAY_MS },
     logLevel: dto.LOG_LEVEL,
   };
 }

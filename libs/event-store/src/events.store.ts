@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Tx } from '@app/database';
 import { EventType, NewEvent, StoredEvent } from '@app/domain';
 
@@ -22,9 +23,17 @@ export async function lockSessionForAppend(
 ): Promise<{ headSeq: number; model: string; existing: ExistingEvent[] } | undefined> {
   const [row] = await tx.query('SELECT head_seq, model FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
   if (!row) return undefined;
+  // One index probe per id. `event_id = ANY($2)` let the planner, whenever its
+  // row estimate for the session was low (a new tenant, stale statistics),
+  // probe (tenant_id, session_id) only and filter every event of the session:
+  // an append cost O(session length). LIMIT 1 keeps the subquery unflattened.
   const existing = await tx.query(
-    `SELECT event_id, seq, payload_hash FROM session_events
-      WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = ANY($2::text[])`,
+    `SELECT e.event_id, e.seq, e.payload_hash
+       FROM unnest($2::text[]) AS wanted(id)
+       CROSS JOIN LATERAL (
+         SELECT event_id, seq, payload_hash FROM session_events
+          WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id
+          LIMIT 1) e`,
     [sessionId, eventIds],
   );
   return {
@@ -32,6 +41,11 @@ export async function lockSessionForAppend(
     model: row.model,
     existing: existing.map((e) => ({ id: e.event_id, seq: e.seq, payloadHash: e.payload_hash })),
   };
+}
+
+/** What tells a replayed event id with the same body from one reused with another body. */
+export function payloadHash(event: Pick<NewEvent, 'type' | 'data'>): Buffer {
+  return createHash('sha256').update(JSON.stringify([event.type, event.data])).digest();
 }
 
 /**
@@ -153,6 +167,8 @@ export interface SessionWindowFacts {
   headSeq: number;
   pivotSeq: number;
   coveredThroughSeq: number;
+  /** The marker a worker is compacting (its lease not yet lapsed), or null. */
+  runningMarkerSeq: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -165,7 +181,8 @@ export interface SessionWindowFacts {
 export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Promise<WindowRead | undefined> {
   const [row] = await tx.query(
     `SELECT s.session_id, s.model, s.system, s.system_tokens, s.config, s.metadata, s.head_seq, s.pivot_seq,
-            s.covered_through_seq, s.created_at, s.updated_at, t.config AS tenant_config
+            s.covered_through_seq, s.created_at, s.updated_at, t.config AS tenant_config,
+            CASE WHEN s.compaction_running_until > now() THEN s.compaction_running_marker_seq END AS running_marker_seq
        FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1`,
     [sessionId],
   );
@@ -181,6 +198,7 @@ export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Pro
     headSeq: row.head_seq,
     pivotSeq: row.pivot_seq,
     coveredThroughSeq: row.covered_through_seq,
+    runningMarkerSeq: row.running_marker_seq,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

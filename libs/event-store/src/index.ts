@@ -3,3 +3,4 @@ export * from './sessions.store';
 export * from './events.store';
 export * from './idempotency.store';
 export * from './outbox.store';
+export * from './compaction.store';

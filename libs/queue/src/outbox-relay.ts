@@ -11,21 +11,26 @@ import { JobDispatcher } from './job-dispatcher';
 export class OutboxRelay {
   constructor(private readonly dispatcher: JobDispatcher) {}
 
-  /** Best effort; returns how many rows were enqueued. Never throws. */
-  async dispatchNow(db: Database, rows: readonly OutboxRow[]): Promise<number> {
+  /**
+   * Best effort; never throws. Returns, per row, the id of the job doing its
+   * work (see JobDispatcher.dispatch), or null when the row was left to the sweeper.
+   */
+  async dispatchNow(db: Database, rows: readonly OutboxRow[]): Promise<Array<string | null>> {
     const done: OutboxRow[] = [];
+    const jobIds: Array<string | null> = [];
     for (const row of rows) {
       try {
-        await this.dispatcher.dispatch(row);
+        jobIds.push(await this.dispatcher.dispatch(row));
         done.push(row);
       } catch {
         // Left undispatched: the sweeper retries it.
+        jobIds.push(null);
       }
     }
     if (done.length > 0) {
       await db.tenantTx(done[0].tenantId, (tx) => markOutboxDispatched(tx, done)).catch(() => undefined);
     }
-    return done.length;
+    return jobIds;
   }
 
   /** One sweep with the sweeper role's pool; returns how many rows were enqueued. */

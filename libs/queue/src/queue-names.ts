@@ -1,20 +1,35 @@
 /** Every queue and job name, in one place. */
 export enum QueueName {
   Maintenance = 'session-maintenance',
+  Compaction = 'session-compaction',
 }
 
 export enum JobName {
   /** Proves the outbox → BullMQ → worker path; does nothing. */
   Noop = 'noop',
+  /** Compacts a session's pending marker (payload: CompactJobData). */
+  Compact = 'compact',
+  /** Deletes expired tool outputs across tenants (repeatable, no payload). */
+  ToolOutputGc = 'tool-output-gc',
+  /** Prunes and archives a session's old tool results (payload: SessionJobData). */
+  Prune = 'prune',
 }
 
 /** The queue each job runs on. */
 export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.Noop]: QueueName.Maintenance,
+  [JobName.Compact]: QueueName.Compaction,
+  [JobName.ToolOutputGc]: QueueName.Maintenance,
+  [JobName.Prune]: QueueName.Maintenance,
 };
 
 /** Job data carries ids only: BullMQ stores it in clear text. */
 export interface SessionJobData {
   tenantId: string;
   sessionId: string;
+}
+
+export interface CompactJobData extends SessionJobData {
+  /** The marker that caused the job; the job works the session's pending marker, which may be a newer one. */
+  markerSeq: number;
 }

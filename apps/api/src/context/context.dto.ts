@@ -15,4 +15,11 @@ export class ContextQuery {
   @ApiPropertyOptional({ enum: ['abort', 'omit'], default: 'abort', description: 'How calls of a trailing assistant turn still running are rendered' })
   @IsOptional() @IsIn(['abort', 'omit'])
   pending?: PendingMode;
+
+  @ApiPropertyOptional({
+    enum: ['tool_output_cache'],
+    description: 'Also return the definitions of tool_output_cache and tool_output_cache_grep in the format, for the model to read truncated outputs',
+  })
+  @IsOptional() @IsIn(['tool_output_cache'])
+  tools?: 'tool_output_cache';
 }

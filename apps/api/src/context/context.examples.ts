@@ -7,7 +7,7 @@ const common = {
   atSeq: null,
   pendingToolCalls: [],
   repairs: { abortedCallIds: [], droppedResultCallIds: [], droppedCallIds: [] },
-  compaction: { state: 'idle' },
+  compaction: { state: 'idle', lastError: null, pendingMarkerSeq: null, suppressedReason: null },
 };
 const system = 'You are a careful coding agent.';
 const args = JSON.stringify({ cmd: 'npm test' });

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@app/database';
 import { composeSessionView, ContextFormat, PendingMode, renderContext, SessionView } from '@app/domain';
+import { renderToolOutputTools } from '@app/domain/tool-output';
 import { readWindow, WindowRead } from '@app/event-store';
+import { compactionState } from '../compactions/compaction-state';
 import { sessionNotFound } from '../sessions/session-view';
 
 /** The token figures the context and the session state both report. */
@@ -27,7 +29,11 @@ export class ContextService {
     return { read, composed: composeSessionView(read.session, read, pending) };
   }
 
-  async context(tenantId: string, sessionId: string, query: { format?: ContextFormat; atSeq?: number; pending?: PendingMode }) {
+  async context(
+    tenantId: string,
+    sessionId: string,
+    query: { format?: ContextFormat; atSeq?: number; pending?: PendingMode; tools?: 'tool_output_cache' },
+  ) {
     const format = query.format ?? 'neutral';
     const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending);
     const rendered = renderContext(composed.view, format);
@@ -42,7 +48,8 @@ export class ContextService {
       atSeq: query.atSeq === undefined ? null : Math.min(query.atSeq, read.session.headSeq),
       pendingToolCalls: composed.view.pendingToolCalls,
       repairs: composed.view.repairs,
-      compaction: { state: 'idle' },
+      compaction: compactionState(read, composed),
+      ...(query.tools === 'tool_output_cache' ? { tools: renderToolOutputTools(format) } : {}),
     };
   }
 }

@@ -3,28 +3,37 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { applyToolCallLedger, classifyAppendRetry, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
-import { findSession, findToolCalls, insertEvents, lockSessionForAppend, readEvents, recordToolCalls } from '@app/event-store';
+import { findSession, findToolCalls, insertEvents, lockSessionForAppend, OutboxRow, payloadHash, readEvents, recordToolCalls } from '@app/event-store';
+import { OutboxRelay } from '@app/queue';
+import { triggerAfterAppend } from '../compactions/compaction-trigger';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
+import { PruneScheduler } from '../prune/prune-scheduler';
 import { sessionNotFound } from '../sessions/session-view';
-import { payloadHash } from '../sessions/sessions.service';
+import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
 
 @Injectable()
 export class EventsService {
   constructor(
     private readonly db: Database,
+    private readonly relay: OutboxRelay,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly toolOutputs: ToolOutputsService,
+    private readonly pruneScheduler: PruneScheduler,
   ) {}
 
   /**
    * Appends a client batch under the session row lock: gap-free seqs,
    * expectedSeq checked, repeated event ids answered with their original
-   * seqs, tool-call pairing enforced; all or nothing.
+   * seqs, tool-call pairing enforced; all or nothing. A batch that crosses
+   * the compaction trigger also gets its marker, enqueued after commit.
    */
   async append(tenantId: string, sessionId: string, body: unknown, idempotencyKey?: string) {
     const batch = parseAppendBatch(body, randomUUID, this.config.limits.maxEventsPerAppend);
     const hashes = batch.events.map(payloadHash);
     const fingerprint = requestFingerprint('POST', `/v1/sessions/${sessionId}/events`, body);
-    return this.db.tenantTx(tenantId, (tx) =>
+    const outbox: OutboxRow[] = [];
+    let pruneAfterSeq: number | null = null;
+    const result = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
         const ids = batch.events.map((e) => e.id);
         const locked = await lockSessionForAppend(tx, sessionId, ids);
@@ -40,11 +49,13 @@ export class EventsService {
         }
         const callIds = referencedCallIds(batch.events);
         const ledger = applyToolCallLedger(batch.events, callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : []);
+        // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
+        const stored = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events);
         const headSeq = await insertEvents(
           tx,
           sessionId,
           locked.headSeq,
-          batch.events.map((event, i) => ({ event, payloadHash: hashes[i], tokens: eventTokens(event, locked.model) })),
+          stored.map((event, i) => ({ event, payloadHash: hashes[i], tokens: eventTokens(event, locked.model) })),
         );
         const seqOf = (index: number) => locked.headSeq + index + 1;
         await recordToolCalls(
@@ -53,9 +64,19 @@ export class EventsService {
           ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
           ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
         );
-        return { status: 201, body: { headSeq, events: batch.events.map((e, i) => ({ id: e.id, seq: seqOf(i) })) } };
+        const trigger = await triggerAfterAppend(tx, tenantId, sessionId, seqOf(0), batch.events);
+        outbox.push(...(trigger?.outbox ?? []));
+        const compaction = trigger?.pendingMarkerSeq ? { compaction: { pendingMarkerSeq: trigger.pendingMarkerSeq } } : {};
+        if (await this.pruneScheduler.wantedAfter(tx, sessionId, batch.events)) pruneAfterSeq = trigger?.headSeq ?? headSeq;
+        return {
+          status: 201,
+          body: { headSeq: trigger?.headSeq ?? headSeq, events: batch.events.map((e, i) => ({ id: e.id, seq: seqOf(i) })), ...compaction },
+        };
       }),
     );
+    await this.relay.dispatchNow(this.db, outbox);
+    if (pruneAfterSeq !== null) await this.pruneScheduler.afterStep(tenantId, sessionId, pruneAfterSeq);
+    return result;
   }
 
   async read(tenantId: string, sessionId: string, afterSeq = 0, limit = 100) {

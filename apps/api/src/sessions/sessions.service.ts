@@ -1,18 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState } from '@app/database';
 import { DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
-import { deleteSession, insertEvents, insertOutbox, insertSession, listSessions, OutboxRow } from '@app/event-store';
+import { deleteSession, insertEvents, insertOutbox, insertSession, listSessions, OutboxRow, payloadHash } from '@app/event-store';
 import { JobName, OutboxRelay, sessionJobId } from '@app/queue';
+import { deleteUnreferencedContents, lockSessionOutputs } from '@app/tool-output-store';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { CreateSessionDto } from './sessions.dto';
 import { ContextService, tokenFigures } from '../context/context.service';
+import { compactionState } from '../compactions/compaction-state';
 import { sessionNotFound, sessionState } from './session-view';
-
-export function payloadHash(event: Pick<NewEvent, 'type' | 'data'>): Buffer {
-  return createHash('sha256').update(JSON.stringify([event.type, event.data])).digest();
-}
 
 function encodeCursor(row: { cursorTs: string; sessionId: string }): string {
   return Buffer.from(JSON.stringify([row.cursorTs, row.sessionId])).toString('base64url');
@@ -85,7 +83,7 @@ export class SessionsService {
       coveredThroughSeq: read.session.coveredThroughSeq,
       preset: composed.config.preset,
       tokens: tokenFigures(composed),
-      compaction: { state: 'idle' },
+      compaction: compactionState(read, composed),
     };
   }
 
@@ -104,7 +102,14 @@ export class SessionsService {
   }
 
   async delete(tenantId: string, sessionId: string): Promise<void> {
-    const deleted = await this.db.tenantTx(tenantId, (tx) => deleteSession(tx, sessionId));
+    const deleted = await this.db.tenantTx(tenantId, async (tx) => {
+      // The session row is locked first, so no ref is added meanwhile; its refs go with it (cascade),
+      // then the contents no other session of the tenant points at.
+      const contents = await lockSessionOutputs(tx, sessionId);
+      if (!contents || !(await deleteSession(tx, sessionId))) return false;
+      await deleteUnreferencedContents(tx, contents);
+      return true;
+    });
     if (!deleted) throw sessionNotFound(sessionId);
   }
 }

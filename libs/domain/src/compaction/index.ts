@@ -50,3 +50,5 @@ export type {
   SummaryFailureKind,
   SummarySource,
 } from './decide';
+export { COMPACTION_TRIGGER_TYPES, compactionFactsOf, decideTrigger, markerEvent } from './trigger';
+export type { TriggerDecision } from './trigger';

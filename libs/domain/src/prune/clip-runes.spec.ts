@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { clipEach, clipRunes } from './clip-runes';
+import { clipEach, clipNewest, clipRunes } from './clip-runes';
 
 const runes = (text: string) => Array.from(text);
 
@@ -50,6 +50,47 @@ describe('clipEach', () => {
         expect(runes(clipEach(blocks, max, '\n\n')).length).toBeLessThanOrEqual(max);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('clipNewest', () => {
+  const omitted = (count: number) => `[${count} omitted]`;
+
+  it('is clipEach while every block can keep its minimum', () => {
+    const blocks = ['short', 'x'.repeat(1_000), 'y'.repeat(1_000)];
+    expect(clipNewest(blocks, 105, '\n', 30, omitted)).toBe(clipEach(blocks, 105, '\n'));
+  });
+
+  it('keeps blocks that fit whole, however many', () => {
+    const blocks = Array.from({ length: 50 }, (_, i) => `b${i}`);
+    expect(clipNewest(blocks, 1_000, '\n', 80, omitted)).toBe(blocks.join('\n'));
+  });
+
+  it('lists the newest blocks with their minimum and counts the older ones', () => {
+    const blocks = Array.from({ length: 990 }, (_, i) => `block ${i} `.padEnd(2_000, 'z'));
+    const joined = clipNewest(blocks, 800, '\n', 80, omitted);
+    const lines = joined.split('\n');
+    // 9 blocks of at least 80 runes, their separators and the note fit in 800.
+    expect(lines[0]).toBe('[981 omitted]');
+    expect(lines).toHaveLength(10);
+    expect(lines[1]).toMatch(/^block 981 /);
+    expect(lines[9]).toMatch(/^block 989 /);
+    expect(lines.slice(1).every((line) => runes(line).length >= 80)).toBe(true);
+    expect(runes(joined).length).toBeLessThanOrEqual(800);
+  });
+
+  it('stays within the limit for any number of blocks', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ maxLength: 300 }), { minLength: 1, maxLength: 300 }),
+        fc.integer({ min: 20, max: 2_000 }),
+        fc.integer({ min: 1, max: 200 }),
+        (blocks, max, min) => {
+          expect(runes(clipNewest(blocks, max, '\n\n', min, omitted)).length).toBeLessThanOrEqual(max);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

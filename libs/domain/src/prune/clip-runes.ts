@@ -44,3 +44,28 @@ export function clipEach(blocks: readonly string[], maxRunes: number, separator:
   });
   return blocks.map((block, i) => clipRunes(block, shares[i])).join(separator);
 }
+
+/**
+ * clipEach when every block can keep at least `minRunes`; otherwise only the
+ * newest blocks that can, after `omitted(count of the older ones)`. Without
+ * this, hundreds of blocks left each a share of zero runes, and their
+ * separators alone overran the limit.
+ */
+export function clipNewest(
+  blocks: readonly string[],
+  maxRunes: number,
+  separator: string,
+  minRunes: number,
+  omitted: (count: number) => string,
+): string {
+  const sep = runeCount(separator);
+  const whole = blocks.reduce((sum, block) => sum + runeCount(block), 0) + sep * Math.max(0, blocks.length - 1);
+  if (whole <= maxRunes || blocks.length * (minRunes + sep) <= maxRunes + sep) return clipEach(blocks, maxRunes, separator);
+  // The note's length grows with the count it reports, so shrink until note and blocks fit.
+  for (let kept = Math.floor((maxRunes + sep) / (minRunes + sep)); kept > 0; kept--) {
+    const note = omitted(blocks.length - kept);
+    const room = maxRunes - runeCount(note) - sep;
+    if (kept * (minRunes + sep) - sep <= room) return note + separator + clipEach(blocks.slice(-kept), room, separator);
+  }
+  return clipRunes(omitted(blocks.length), maxRunes);
+}

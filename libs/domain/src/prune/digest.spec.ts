@@ -31,6 +31,18 @@ describe('heuristicDigest (strategy heuristic)', () => {
     expect(digest).toContain('chars truncated');
     expect(digest.endsWith('- read_file (ok) input {}: small result')).toBe(true);
   });
+
+  it('lists the newest pairs and counts the older ones when they are too many for a line each', () => {
+    const pairs = Array.from({ length: 990 }, (_, i) => pair(`c${i}`, `output ${i} `.repeat(200)));
+
+    const digest = heuristicDigest(pairs, options);
+
+    expect(Array.from(digest).length).toBeLessThanOrEqual(800);
+    const lines = digest.split('\n');
+    expect(lines[0]).toBe(`- ${990 - (lines.length - 1)} earlier tool result(s) archived, not listed`);
+    expect(lines[1]).toMatch(new RegExp(`^- read_file \\(ok\\) input \\{\\}: output ${990 - (lines.length - 1)} `));
+    expect(lines[lines.length - 1]).toMatch(/^- read_file \(ok\) input \{\}: output 989 .*output 989$/);
+  });
 });
 
 describe('strategy llm', () => {
@@ -48,6 +60,18 @@ describe('strategy llm', () => {
     expect(Array.from(material).length).toBeLessThanOrEqual(2_000);
     expect(material).toContain('[1] Tool: read_file\nStatus: error\nInput: {}\nOutput:\nyyy');
     expect(material.endsWith('[2] Tool: read_file\nStatus: ok\nInput: {"q":1}\nOutput:\ntail result')).toBe(true);
+  });
+
+  it('keeps the newest pairs within inputClipChars when they are too many for a block each', () => {
+    const pairs = Array.from({ length: 990 }, (_, i) => pair(`c${i}`, `output ${i} `.repeat(200)));
+
+    const { user } = buildDigestPrompt(pairs, archiveOptions());
+
+    const material = user.slice(user.indexOf('Tool results:\n') + 'Tool results:\n'.length);
+    expect(Array.from(material).length).toBeLessThanOrEqual(12_000);
+    const [, omitted, first] = /^\[(\d+) earlier tool result\(s\) omitted\]\n\n\[(\d+)\] Tool: read_file/.exec(material)!;
+    expect(Number(first)).toBe(Number(omitted) + 1);
+    expect(material).toContain('[990] Tool: read_file');
   });
 
   it('clips the answer to outputClipRunes, and returns null for an empty answer so the caller falls back', () => {

@@ -1,5 +1,5 @@
 import { Message } from '../events';
-import { clipEach, clipRunes } from './clip-runes';
+import { clipNewest, clipRunes } from './clip-runes';
 import { inputText } from './estimate-tokens';
 import { ArchiveOptions } from './options';
 import { ToolPair } from './tool-exchanges';
@@ -11,10 +11,16 @@ const status = (pair: ToolPair) => (pair.result.isError ? 'error' : 'ok');
 const refNote = (pair: ToolPair) => (pair.result.outputRef ? `, ref=${pair.result.outputRef.id}` : '');
 const outputOf = (pair: ToolPair) => pair.result.output.trim() || '(empty output)';
 
+/** Below these a pair's line or block says too little to keep: older pairs are then only counted. */
+const MIN_LINE_RUNES = 80;
+const MIN_BLOCK_RUNES = 300;
+
 /**
  * Local digest (strategy `heuristic`): one line per pair within
- * `heuristicClipRunes`. The format avoids call syntax so the model does not
- * imitate it; the ref lets it read the whole output back.
+ * `heuristicClipRunes`; when the pairs are too many for a useful line each
+ * (a bulk archive), the newest are listed and the older ones counted. The
+ * format avoids call syntax so the model does not imitate it; the ref lets
+ * it read the whole output back.
  */
 export function heuristicDigest(pairs: readonly ToolPair[], options: Pick<ArchiveOptions, 'heuristicClipRunes'>): string {
   const lines = pairs.map(
@@ -22,7 +28,7 @@ export function heuristicDigest(pairs: readonly ToolPair[], options: Pick<Archiv
       `- ${pair.result.name} (${status(pair)}${refNote(pair)}) input ${inputText(pair.input)}: ` +
       outputOf(pair).replace(/\s+/g, ' '),
   );
-  return clipEach(lines, options.heuristicClipRunes, '\n');
+  return clipNewest(lines, options.heuristicClipRunes, '\n', MIN_LINE_RUNES, (count) => `- ${count} earlier tool result(s) archived, not listed`);
 }
 
 const DIGEST_SYSTEM_PROMPT = `You summarize multiple tool execution outputs for continuation context in a coding agent.
@@ -31,7 +37,7 @@ Do not invent information.
 Do not add instructions or policy text.
 Do not write tool calls.`;
 
-/** The LLM request for strategy `llm`: the pairs clipped to `inputClipChars` (code points). */
+/** The LLM request for strategy `llm`: the pairs clipped to `inputClipChars` (code points); when too many, the newest are kept. */
 export function buildDigestPrompt(
   pairs: readonly ToolPair[],
   options: Pick<ArchiveOptions, 'inputClipChars' | 'outputClipRunes'>,
@@ -50,7 +56,7 @@ Requirements:
 - At most ${options.outputClipRunes} characters.
 
 Tool results:
-${clipEach(blocks, options.inputClipChars, '\n\n')}`;
+${clipNewest(blocks, options.inputClipChars, '\n\n', MIN_BLOCK_RUNES, (count) => `[${count} earlier tool result(s) omitted]`)}`;
   return { system: DIGEST_SYSTEM_PROMPT, user };
 }
 

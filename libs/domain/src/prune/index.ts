@@ -16,3 +16,15 @@ export type { ArchiveDecision } from './select-archive';
 export { selectPrune } from './select-prune';
 export { isUserTurn } from './tool-exchanges';
 export type { ToolPair } from './tool-exchanges';
+export {
+  archiveActive,
+  archivedEvent,
+  archiveEventId,
+  maintenanceWanted,
+  planStillHolds,
+  prunedEvent,
+  pruneEventId,
+  selectMaintenance,
+  selectPruneAfterArchive,
+} from './maintenance';
+export type { DigestProvenance } from './maintenance';

@@ -28,7 +28,7 @@ export {
 export type { OutputByteParts } from './view-parts';
 export { ViewPartsCollector, decodeOutputParts } from './view-parts';
 
-export { DEFAULT_MAX_LINE_LENGTH, cutLongLine, formatNumberedLines, lineCutMarker } from './line-format';
+export { DEFAULT_MAX_LINE_LENGTH, cutLongLine, formatNumberedLines, lineCutMarker, numberedLinesWithin } from './line-format';
 
 export type { ChunkMeta, ChunkingOptions, OutputChunk } from './chunking';
 export {
@@ -73,6 +73,11 @@ export {
   renderToolDefinition,
   renderToolOutputTools,
 } from './tools';
+
+export { viewConfigOfSettings } from './settings';
+
+export type { RangeLine, StoredChunkMeta } from './range-read';
+export { LineRangeCollector, chunksNeedingBytes, shownRangeLines } from './range-read';
 
 export type { GrepTextOptions, ReadPage, ResultTextOptions } from './result-text';
 export { DEFAULT_RESULT_MAX_BYTES, formatGrepResultText, formatReadResultText } from './result-text';

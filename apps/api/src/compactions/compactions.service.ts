@@ -1,0 +1,219 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database } from '@app/database';
+import {
+  CompactionCompletedData,
+  CompactionFailedData,
+  CompactionRequestedData,
+  CompactionState,
+  composeSessionView,
+  planCompaction,
+  renderNeutral,
+  StoredEvent,
+} from '@app/domain';
+import {
+  insertOutbox,
+  lockSessionForAppend,
+  OutboxRow,
+  readCompactionMarkers,
+  readCompactionOutcomes,
+  readWindow,
+  WindowRead,
+} from '@app/event-store';
+import { OutboxRelay } from '@app/queue';
+import { SummaryChain } from '@app/summarizer';
+import { tokenFigures } from '../context/context.service';
+import { requestFingerprint, runIdempotent } from '../http/idempotency';
+import { sessionNotFound } from '../sessions/session-view';
+import { compactionState } from './compaction-state';
+import { appendMarker, compactMessage } from './compaction-trigger';
+import { CompactionWaiter } from './compaction-waiter';
+import { RequestCompactionDto } from './compactions.dto';
+
+const DEFAULT_WAIT_MS = 30_000;
+
+type Outcome = StoredEvent<'compaction.completed'> | StoredEvent<'compaction.failed'>;
+
+export type CompactionStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped' | 'superseded';
+
+/** One compaction as the history shows it: the marker, what became of it, and every failed try on the way. */
+function historyEntry(marker: StoredEvent<'compaction.requested'>, outcomes: readonly Outcome[], state: CompactionState) {
+  const data: CompactionRequestedData = marker.data;
+  const mine = outcomes.filter((event) => event.data.markerSeq === marker.seq);
+  const completed = mine.find((event): event is StoredEvent<'compaction.completed'> => event.type === 'compaction.completed');
+  const failures = mine.filter((event): event is StoredEvent<'compaction.failed'> => event.type === 'compaction.failed');
+  const closing = failures.find((event) => event.data.fallback === 'skipped' || event.data.fallback === 'none');
+  const status: CompactionStatus = completed
+    ? 'completed'
+    : closing
+      ? closing.data.fallback === 'skipped'
+        ? 'skipped'
+        : 'failed'
+      : state.pendingMarkerSeq === marker.seq
+        ? (state.state as 'pending' | 'running')
+        : 'superseded';
+  return {
+    markerSeq: marker.seq,
+    requestedAt: marker.createdAt.toISOString(),
+    auto: data.auto,
+    reason: data.reason,
+    ...(data.instructions ? { instructions: data.instructions } : {}),
+    status,
+    ...(completed ? completionFields(completed) : {}),
+    failures: failures.map((event) => failureFields(event.seq, event.data, event.createdAt)),
+  };
+}
+
+function completionFields(event: StoredEvent<'compaction.completed'>) {
+  const d: CompactionCompletedData = event.data;
+  return {
+    completedSeq: event.seq,
+    completedAt: event.createdAt.toISOString(),
+    range: { fromSeq: typeof d.coveredFromSeq === 'number' ? d.coveredFromSeq : null, throughSeq: d.coveredThroughSeq },
+    summary: d.summary,
+    retain: d.retain ?? null,
+    strategy: d.strategy,
+    model: d.model,
+    tokensBefore: d.tokensBefore,
+    tokensAfter: d.tokensAfter,
+    tokensSaved: Math.max(0, d.tokensBefore - d.tokensAfter),
+    messagesCompacted: d.messagesCompacted,
+    durationMs: d.durationMs,
+  };
+}
+
+const failureFields = (seq: number | null, d: CompactionFailedData, at?: Date) => ({
+  ...(seq !== null ? { seq } : {}),
+  attempt: d.attempt,
+  error: d.error,
+  fallback: d.fallback,
+  ...(at ? { at: at.toISOString() } : {}),
+});
+
+/**
+ * Manual compaction and the compaction history. A request opens a marker
+ * (or joins the pending one) and its outbox row in one transaction, like
+ * the automatic trigger; the worker does the rest.
+ */
+@Injectable()
+export class CompactionsService {
+  constructor(
+    private readonly db: Database,
+    private readonly relay: OutboxRelay,
+    private readonly waiter: CompactionWaiter,
+    private readonly chain: SummaryChain,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * 202 with the marker and its state, or with `wait`, 200 once committed.
+   * Idempotency-Key covers the marker: a replay reports the same marker
+   * (waiting for it again when asked) instead of opening another.
+   */
+  async request(tenantId: string, sessionId: string, dto: RequestCompactionDto, idempotencyKey?: string) {
+    if (dto.dryRun) return { status: 200, body: await this.dryRun(tenantId, sessionId, dto.instructions ?? null) };
+    const outbox: OutboxRow[] = [];
+    const fingerprint = requestFingerprint('POST', `/v1/sessions/${sessionId}/compactions`, dto);
+    const accepted = await this.db.tenantTx(tenantId, (tx) =>
+      runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
+        const locked = await lockSessionForAppend(tx, sessionId, []);
+        if (!locked) throw sessionNotFound(sessionId);
+        const read = (await readWindow(tx, sessionId))!;
+        const state = compactionState(read, composeSessionView(read.session, read));
+        // Joining keeps one marker (OpenCode); instructions are the marker's own, so they open a new one.
+        if (state.pendingMarkerSeq !== null && !dto.instructions) {
+          // Enqueued again too: a job lost with Redis's data comes back, an existing one is not duplicated.
+          outbox.push(...(await insertOutbox(tx, [compactMessage(tenantId, sessionId, state.pendingMarkerSeq)])));
+          return { status: 202, body: { markerSeq: state.pendingMarkerSeq, joined: true } };
+        }
+        const appended = await appendMarker(tx, tenantId, sessionId, locked.headSeq, 'manual', dto.instructions);
+        outbox.push(...appended.outbox);
+        return { status: 202, body: { markerSeq: appended.markerSeq, joined: false } };
+      }),
+    );
+    const { markerSeq, joined } = accepted.body as { markerSeq: number; joined: boolean };
+    const [dispatchedJobId] = await this.relay.dispatchNow(this.db, outbox);
+    if (dto.wait) {
+      const ownJobId = compactMessage(tenantId, sessionId, markerSeq).jobId;
+      await this.waiter.waitForMarker(markerSeq, [dispatchedJobId ?? ownJobId, ownJobId], dto.timeoutMs ?? DEFAULT_WAIT_MS);
+    }
+    const body = { ...(await this.describe(tenantId, sessionId, markerSeq)), joined };
+    const done = body.status !== 'pending' && body.status !== 'running';
+    return { status: dto.wait && done ? 200 : 202, body };
+  }
+
+  /** One marker's entry with the session's compaction state, and the figures a manual compaction reports. */
+  private async describe(tenantId: string, sessionId: string, markerSeq: number) {
+    return this.db.tenantTx(tenantId, async (tx) => {
+      const read = await readWindow(tx, sessionId);
+      if (!read) throw sessionNotFound(sessionId);
+      const state = compactionState(read, composeSessionView(read.session, read));
+      const [marker] = await readCompactionMarkers(tx, sessionId, markerSeq - 1, 1);
+      const entry = historyEntry(marker, await readCompactionOutcomes(tx, sessionId, [markerSeq]), state);
+      return { ...entry, state };
+    });
+  }
+
+  /** The history, oldest first, paged by marker seq. */
+  async list(tenantId: string, sessionId: string, afterSeq = 0, limit = 50) {
+    return this.db.tenantTx(tenantId, async (tx) => {
+      const read = await readWindow(tx, sessionId);
+      if (!read) throw sessionNotFound(sessionId);
+      const state = compactionState(read, composeSessionView(read.session, read));
+      const markers = await readCompactionMarkers(tx, sessionId, afterSeq, limit + 1);
+      const page = markers.slice(0, limit);
+      const outcomes = await readCompactionOutcomes(
+        tx,
+        sessionId,
+        page.map((marker) => marker.seq),
+      );
+      return {
+        compactions: page.map((marker) => historyEntry(marker, outcomes, state)),
+        state,
+        nextAfterSeq: markers.length > limit ? page[page.length - 1].seq : null,
+      };
+    });
+  }
+
+  /**
+   * The summary and the context a compaction would produce now, computed in
+   * this process with the session's summarizer and nothing written.
+   */
+  private async dryRun(tenantId: string, sessionId: string, instructions: string | null) {
+    const read: WindowRead | undefined = await this.db.tenantTx(tenantId, (tx) => readWindow(tx, sessionId));
+    if (!read) throw sessionNotFound(sessionId);
+    const composed = composeSessionView(read.session, read);
+    const { compaction } = composed.config;
+    // The marker this request would append.
+    const markerSeq = read.session.headSeq + 1;
+    const plan = planCompaction({ events: read.events, pivot: read.pivot?.data ?? null, markerSeq, config: compaction, usable: composed.overflow.usable });
+    if (plan.kind === 'nothing') return { dryRun: true, status: 'nothing_to_compact', reason: plan.reason };
+    const { completion, failures } = await this.chain.run({
+      plan,
+      marker: { seq: markerSeq, auto: false, reason: 'manual', instructions },
+      config: compaction,
+      session: { model: read.session.model, system: read.session.system },
+      tokensBefore: composed.view.tokens.estimated,
+      usable: composed.overflow.usable,
+    });
+    const pivot = { seq: markerSeq + 1, id: `cmp-${markerSeq}-completed`, type: 'compaction.completed', data: completion, createdAt: new Date(), tokens: 0 } as const;
+    const after = composeSessionView(read.session, { pivot, events: read.events });
+    const rendered = renderNeutral(after.view);
+    return {
+      dryRun: true,
+      status: 'completed',
+      coveredThroughSeq: completion.coveredThroughSeq,
+      summary: completion.summary,
+      retain: completion.retain ?? null,
+      strategy: completion.strategy,
+      model: completion.model,
+      tokensBefore: completion.tokensBefore,
+      tokensAfter: completion.tokensAfter,
+      tokensSaved: Math.max(0, completion.tokensBefore - completion.tokensAfter),
+      messagesCompacted: completion.messagesCompacted,
+      durationMs: completion.durationMs,
+      failures: failures.map((event) => failureFields(null, event.data)),
+      context: { format: 'neutral', messages: rendered, tokens: tokenFigures(after) },
+    };
+  }
+}

@@ -1,0 +1,386 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import type { Response } from 'express';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database, sqlState, Tx } from '@app/database';
+import { DomainError, ID_PATTERN, invalid, NewEvent, sessionSettings, ToolResultPart } from '@app/domain';
+import {
+  buildInContextView,
+  buildInContextViewFromParts,
+  ChunkSplitter,
+  chunksNeedingBytes,
+  compileGrepPattern,
+  decodeOutputParts,
+  DEFAULT_CHUNK_BYTES,
+  DEFAULT_MAX_LINE_LENGTH,
+  DEFAULT_RESULT_MAX_BYTES,
+  formatGrepResultText,
+  formatReadResultText,
+  GrepResult,
+  InContextView,
+  LineRangeCollector,
+  OutputChunk,
+  parseToolOutputCall,
+  shownRangeLines,
+  ToolOutputViewConfig,
+  viewConfigOfSettings,
+  viewWindowBytes,
+  ViewPartsCollector,
+} from '@app/domain/tool-output';
+import { findSession } from '@app/event-store';
+import {
+  attachRefs,
+  createStagedContent,
+  finishStagedContent,
+  findRef,
+  GrepPool,
+  GrepThreadStuck,
+  insertChunks,
+  insertRefs,
+  newRefId,
+  readChunkData,
+  readChunksFrom,
+  readEndChunks,
+  readRangeChunkMetas,
+  readSessionOutputSettings,
+  refView,
+  StoredChunk,
+  StoredRef,
+  upsertContents,
+} from '@app/tool-output-store';
+import { sessionNotFound } from '../sessions/session-view';
+
+export const refNotFound = (refId: string) =>
+  new DomainError('not_found', 'output_ref_not_found', `Tool output ${JSON.stringify(refId.slice(0, 200))} does not exist`);
+
+/** Chunks written per INSERT while an upload streams in, and read per query by grep and raw. */
+const CHUNKS_PER_BATCH = 32;
+const UPLOAD_BATCH_BYTES = CHUNKS_PER_BATCH * DEFAULT_CHUNK_BYTES;
+/** A line read over HTTP returns at most this much numbered text (nextOffset continues). */
+export const HTTP_READ_MAX_BYTES = 256 * 1024;
+
+export interface LinePage {
+  ref: StoredRef;
+  offset: number;
+  /** Lines from `offset`, cut at the maximum line length. */
+  lines: string[];
+  totalLines: number;
+}
+
+export interface GrepQuery {
+  pattern: string;
+  ignoreCase: boolean;
+  context: number;
+  limit: number;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+
+/** Bytes `[from, to)` of the output, from chunks that cover them. */
+function bytesBetween(chunks: readonly StoredChunk[], from: number, to: number): Buffer {
+  const parts = chunks
+    .filter((c) => c.byteOffset < to && c.byteOffset + c.byteLength > from)
+    .map((c) => c.data.subarray(Math.max(0, from - c.byteOffset), Math.min(c.byteLength, to - c.byteOffset)));
+  return Buffer.concat(parts);
+}
+
+interface ResultAt {
+  event: number;
+  part: number;
+  result: ToolResultPart;
+}
+
+/**
+ * The tool-output cache: storing outputs at append and upload, the in-context
+ * views, line reads, grep (in worker threads), raw streaming, and the
+ * model-callable tools.
+ */
+@Injectable()
+export class ToolOutputsService implements OnApplicationShutdown {
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly grepPool: GrepPool,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.grepPool.close();
+  }
+
+  /**
+   * Runs inside the append transaction, after the session lock and the
+   * tool-call ledger: stores every inline tool output and attaches every
+   * uploaded ref, and returns the events as they are written, each result
+   * holding its in-context view, `outputRef` and `truncated`. A batch without
+   * tool results costs no query. Refs that are unknown, or belong to another
+   * session or tenant, are a 400 `unknown_output_ref` (the transaction then
+   * writes nothing).
+   */
+  async prepareAppend(tx: Tx, sessionId: string, headSeq: number, events: readonly NewEvent[]): Promise<NewEvent[]> {
+    const results: ResultAt[] = [];
+    events.forEach((event, eventIndex) => {
+      if (event.type !== 'message.added') return;
+      event.data.message.parts.forEach((part, partIndex) => {
+        if (part.type === 'tool_result') results.push({ event: eventIndex, part: partIndex, result: part });
+      });
+    });
+    if (results.length === 0) return [...events];
+
+    const facts = await readSessionOutputSettings(tx, sessionId);
+    if (!facts) throw sessionNotFound(sessionId);
+    const { toolOutput } = sessionSettings(facts).config;
+    const viewConfig = viewConfigOfSettings(toolOutput);
+    const seqOf = (eventIndex: number) => headSeq + eventIndex + 1;
+    const replaced = new Map<ResultAt, ToolResultPart>();
+
+    const byRef = results.filter((r) => r.result.outputRef !== undefined);
+    if (byRef.length > 0) {
+      const found = new Map(
+        (await attachRefs(tx, sessionId, byRef.map((r) => ({ refId: r.result.outputRef!.id, seq: seqOf(r.event) })))).map((ref) => [ref.refId, ref]),
+      );
+      const missing = byRef.find((r) => !found.has(r.result.outputRef!.id));
+      if (missing) {
+        throw invalid('unknown_output_ref', `outputRef ${missing.result.outputRef!.id} is not an output uploaded to this session`, {
+          path: `$.events[${missing.event}].data.message.parts[${missing.part}].outputRef.id`,
+        });
+      }
+      const views = new Map<string, InContextView>();
+      for (const ref of found.values()) views.set(ref.refId, await this.storedView(tx, ref, viewConfig));
+      for (const r of byRef) {
+        const ref = found.get(r.result.outputRef!.id)!;
+        const view = views.get(ref.refId)!;
+        replaced.set(r, { ...r.result, output: view.view, outputRef: refView(ref), truncated: view.truncated });
+      }
+    }
+
+    // A disabled cache keeps inline outputs whole in the event, as the client sent them.
+    const inline = toolOutput.enabled ? results.filter((r) => r.result.outputRef === undefined) : [];
+    if (inline.length > 0) {
+      const stored = inline.map((r) => {
+        const bytes = Buffer.from(r.result.output, 'utf8');
+        const splitter = new ChunkSplitter();
+        const chunks = [...splitter.push(bytes), ...splitter.end()];
+        return { r, chunks, refId: newRefId(), totals: { sha256: sha256(bytes), byteSize: bytes.length, lineCount: splitter.totals.lineCount, chunkCount: chunks.length } };
+      });
+      const distinct = new Map(stored.map((s) => [s.totals.sha256.toString('hex'), s]));
+      const contents = await upsertContents(tx, [...distinct.values()].map((s) => s.totals));
+      for (const [hex, s] of distinct) {
+        const content = contents.get(hex)!;
+        if (content.inserted) await insertChunks(tx, content.contentId, s.chunks);
+      }
+      await insertRefs(
+        tx,
+        sessionId,
+        stored.map((s) => ({ refId: s.refId, contentId: contents.get(s.totals.sha256.toString('hex'))!.contentId, attachedSeq: seqOf(s.r.event) })),
+      );
+      for (const s of stored) {
+        const view = buildInContextView(s.r.result.output, s.refId, viewConfig);
+        replaced.set(s.r, { ...s.r.result, output: view.view, outputRef: refView({ refId: s.refId, ...s.totals }), truncated: view.truncated });
+      }
+    }
+
+    const byPosition = new Map([...replaced].map(([at, part]) => [`${at.event}/${at.part}`, part]));
+    return events.map((event, eventIndex) => {
+      if (event.type !== 'message.added' || !event.data.message.parts.some((_, i) => byPosition.has(`${eventIndex}/${i}`))) return event;
+      const parts = event.data.message.parts.map((part, i) => byPosition.get(`${eventIndex}/${i}`) ?? part);
+      return { ...event, data: { ...event.data, message: { ...event.data.message, parts } } };
+    });
+  }
+
+  /** The view of a stored output from its first and last chunks only. */
+  private async storedView(tx: Tx, ref: StoredRef, viewConfig: ToolOutputViewConfig): Promise<InContextView> {
+    const windows = viewWindowBytes(viewConfig);
+    const whole = ref.byteSize <= windows.head + windows.tail;
+    const headEnd = whole ? ref.byteSize : windows.head;
+    const tailStart = whole ? ref.byteSize : ref.byteSize - windows.tail;
+    const chunks = await readEndChunks(tx, ref.contentId, headEnd, tailStart, DEFAULT_CHUNK_BYTES);
+    const parts = decodeOutputParts({
+      head: bytesBetween(chunks, 0, headEnd),
+      tail: whole ? null : bytesBetween(chunks, tailStart, ref.byteSize),
+      totalBytes: ref.byteSize,
+      totalLines: ref.lineCount,
+    });
+    return buildInContextViewFromParts(parts, ref.refId, viewConfig);
+  }
+
+  /**
+   * Streams an upload into the store in one transaction: chunks are written
+   * as they arrive (one INSERT in flight while the next batch is read), the
+   * sha256, totals and view ends are computed on the way, and nothing is kept
+   * beyond a batch. Over the limit, or on any error, the transaction rolls
+   * back and nothing is stored.
+   */
+  async upload(tenantId: string, sessionId: string, body: AsyncIterable<Buffer>, declaredBytes?: number) {
+    const maxBytes = this.config.toolOutput.maxUploadBytes;
+    const tooLarge = () =>
+      new DomainError('too_large', 'tool_output_too_large', `The tool output exceeds ${maxBytes} bytes`, { maxBytes });
+    if (declaredBytes !== undefined && declaredBytes > maxBytes) throw tooLarge();
+    return this.db
+      .tenantTx(tenantId, async (tx) => {
+        const facts = await readSessionOutputSettings(tx, sessionId);
+        if (!facts) throw sessionNotFound(sessionId);
+        const viewConfig = viewConfigOfSettings(sessionSettings(facts).config.toolOutput);
+        const refId = newRefId();
+        const stagedId = await createStagedContent(tx);
+        const splitter = new ChunkSplitter();
+        const ends = new ViewPartsCollector(viewConfig);
+        const hash = createHash('sha256');
+        let byteSize = 0;
+        let chunkCount = 0;
+        let batch: OutputChunk[] = [];
+        let batchBytes = 0;
+        let writing: Promise<void> = Promise.resolve();
+        const flush = async () => {
+          await writing;
+          const rows = batch;
+          batch = [];
+          batchBytes = 0;
+          writing = insertChunks(tx, stagedId, rows);
+          // Awaited by the next flush; until then a failure must not count as unhandled.
+          writing.catch(() => undefined);
+        };
+        const add = (chunks: OutputChunk[]) => {
+          for (const chunk of chunks) batch.push(chunk);
+          chunkCount += chunks.length;
+          batchBytes += chunks.reduce((sum, c) => sum + c.byteLength, 0);
+        };
+        for await (const piece of body) {
+          byteSize += piece.length;
+          if (byteSize > maxBytes) throw tooLarge();
+          hash.update(piece);
+          ends.push(piece);
+          add(splitter.push(piece));
+          if (batchBytes >= UPLOAD_BATCH_BYTES) await flush();
+        }
+        add(splitter.end());
+        await flush();
+        await writing;
+        const totals = { sha256: hash.digest(), byteSize, lineCount: splitter.totals.lineCount, chunkCount };
+        const contentId = await finishStagedContent(tx, stagedId, totals);
+        await insertRefs(tx, sessionId, [{ refId, contentId, attachedSeq: null }]);
+        const view = buildInContextViewFromParts(ends.finish(), refId, viewConfig);
+        return { ref: refView({ refId, ...totals }), view: view.view, truncated: view.truncated };
+      })
+      .catch((error: unknown) => {
+        // The session was deleted while its output streamed in: the ref's foreign key refuses it.
+        if (sqlState(error) === '23503') throw sessionNotFound(sessionId);
+        throw error;
+      });
+  }
+
+  private async refOr404(tx: Tx, refId: string, sessionId?: string): Promise<StoredRef> {
+    // Ids are created matching ID_PATTERN; anything else (a NUL, 10 KB) never reaches SQL.
+    const ref = ID_PATTERN.test(refId) ? await findRef(tx, refId, sessionId) : undefined;
+    if (!ref) throw refNotFound(refId);
+    return ref;
+  }
+
+  /**
+   * Lines `offset ..` (1-based), at most `limit` and about `maxBytes` of
+   * numbered text; only the chunks holding them are read, and of a very long
+   * line only its start and end.
+   */
+  async readLines(tenantId: string, refId: string, offset: number, limit: number, maxBytes: number, sessionId?: string): Promise<LinePage> {
+    return this.db.tenantTx(tenantId, async (tx) => {
+      if (sessionId !== undefined && !(await findSession(tx, sessionId))) throw sessionNotFound(sessionId);
+      const ref = await this.refOr404(tx, refId, sessionId);
+      const page: LinePage = { ref, offset, lines: [], totalLines: ref.lineCount };
+      if (offset > ref.lineCount) return page;
+      const metas = await readRangeChunkMetas(tx, ref.contentId, offset, offset + limit - 1);
+      const needed = chunksNeedingBytes(metas, DEFAULT_MAX_LINE_LENGTH);
+      const collector = new LineRangeCollector(offset, limit, DEFAULT_MAX_LINE_LENGTH, maxBytes);
+      let more = true;
+      for (let start = 0; more && start < metas.length; ) {
+        let end = start;
+        const offsets: number[] = [];
+        for (; end < metas.length && offsets.length < CHUNKS_PER_BATCH; end++) if (needed[end]) offsets.push(metas[end].byteOffset);
+        const data = offsets.length > 0 ? await readChunkData(tx, ref.contentId, offsets) : new Map<number, Buffer>();
+        for (let i = start; more && i < end; i++) more = collector.push(metas[i], needed[i] ? data.get(metas[i].byteOffset)! : null);
+        start = end;
+      }
+      page.lines = shownRangeLines(collector.finish(), DEFAULT_MAX_LINE_LENGTH);
+      return page;
+    });
+  }
+
+  /** The output's bytes in order, a batch of chunks per short transaction. */
+  private async *chunkBatches(tenantId: string, contentId: number): AsyncGenerator<Buffer> {
+    let from = 0;
+    for (;;) {
+      const chunks = await this.db.tenantTx(tenantId, (tx) => readChunksFrom(tx, contentId, from, CHUNKS_PER_BATCH));
+      if (chunks.length === 0) return;
+      yield Buffer.concat(chunks.map((c) => c.data));
+      const last = chunks[chunks.length - 1];
+      from = last.byteOffset + last.byteLength;
+      if (chunks.length < CHUNKS_PER_BATCH) return;
+    }
+  }
+
+  /**
+   * Greps a stored output in a worker thread, the main thread reading chunk
+   * batches meanwhile. The time cap counts from here, waiting for a thread
+   * included; an invalid or oversized pattern is a 400 before anything is read.
+   */
+  async grep(tenantId: string, refId: string, query: GrepQuery, sessionId?: string): Promise<{ ref: StoredRef; result: GrepResult }> {
+    const deadline = Date.now() + this.config.toolOutput.grepTimeLimitMs;
+    compileGrepPattern(query.pattern, { ignoreCase: query.ignoreCase });
+    const ref = await this.db.tenantTx(tenantId, async (tx) => {
+      if (sessionId !== undefined && !(await findSession(tx, sessionId))) throw sessionNotFound(sessionId);
+      return this.refOr404(tx, refId, sessionId);
+    });
+    try {
+      const result = await this.grepPool.run(
+        { ...query, maxScanBytes: this.config.toolOutput.grepMaxScanBytes, deadline },
+        this.chunkBatches(tenantId, ref.contentId),
+      );
+      return { ref, result };
+    } catch (error) {
+      if (error instanceof GrepThreadStuck) throw new DomainError('unavailable', 'grep_unavailable', 'The search did not finish; try again');
+      throw error;
+    }
+  }
+
+  /** Streams the original bytes; a client that stops reading holds one batch at most. */
+  async streamRaw(tenantId: string, refId: string, res: Response): Promise<void> {
+    const ref = await this.db.tenantTx(tenantId, (tx) => this.refOr404(tx, refId));
+    res.status(200);
+    res.setHeader('content-type', 'application/octet-stream');
+    res.setHeader('content-length', String(ref.byteSize));
+    res.setHeader('etag', `"${ref.sha256.toString('hex')}"`);
+    let sent = 0;
+    for await (const batch of this.chunkBatches(tenantId, ref.contentId)) {
+      if (res.destroyed) return;
+      sent += batch.length;
+      if (!res.write(batch)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    }
+    // The content went away mid-stream (its session was deleted): cut the response rather than end it short.
+    if (sent !== ref.byteSize) res.destroy();
+    else res.end();
+  }
+
+  /**
+   * Executes a model's call of `tool_output_cache` or `tool_output_cache_grep`
+   * for refs of this session. What the model can fix (bad arguments, an
+   * unknown ref, an invalid pattern) comes back as an error result for it to
+   * read; a tool name that is not ours is the caller's mistake (400).
+   */
+  async callTool(tenantId: string, sessionId: string, name: string, args: unknown): Promise<{ output: string; isError: boolean }> {
+    if (!(await this.db.tenantTx(tenantId, (tx) => findSession(tx, sessionId)))) throw sessionNotFound(sessionId);
+    try {
+      const command = parseToolOutputCall(name, args);
+      if (command.kind === 'read') {
+        const page = await this.readLines(tenantId, command.refId, command.offset, command.limit, DEFAULT_RESULT_MAX_BYTES, sessionId);
+        const { text } = formatReadResultText(page, { maxLineLength: Infinity });
+        return { output: text, isError: false };
+      }
+      const { result } = await this.grep(tenantId, command.refId, command, sessionId);
+      return { output: formatGrepResultText(result, { pattern: command.pattern, ignoreCase: command.ignoreCase }), isError: false };
+    } catch (error) {
+      const callersMistake = error instanceof DomainError && ['unknown_tool', 'session_not_found'].includes(error.code);
+      if (!(error instanceof DomainError) || callersMistake || error.kind === 'unavailable') throw error;
+      return { output: `Error: ${error.message}`, isError: true };
+    }
+  }
+}
+

@@ -1,0 +1,180 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database } from '@app/database';
+import {
+  compactionFactsOf,
+  composeSessionView,
+  decideCompletion,
+  deriveCompactionState,
+  eventTokens,
+  NewEvent,
+  nothingToCompactEvent,
+  planCompaction,
+} from '@app/domain';
+import {
+  clearCompactionRunning,
+  insertEvents,
+  lockSessionForAppend,
+  markCompactionRunning,
+  payloadHash,
+  pivotMarkerSeq,
+  readWindow,
+} from '@app/event-store';
+import { CompactJobData } from '@app/queue';
+import { SummaryChain } from '@app/summarizer';
+
+/** What a run did; the job's return value, which `POST .../compactions {wait}` reads. */
+export type CompactOutcome =
+  | { outcome: 'completed'; markerSeq: number; coveredThroughSeq: number; strategy: string; tokensBefore: number; tokensAfter: number }
+  /** The result was not committed: the marker was already closed (a double run) or a newer pivot landed. */
+  | { outcome: 'discarded'; markerSeq: number; reason: 'duplicate' | 'stale' }
+  | { outcome: 'nothing_to_compact'; markerSeq: number; reason: string }
+  /** No marker was pending (already done by another run, or the session is gone). */
+  | { outcome: 'idle'; markerSeq: null };
+
+/** Event ids that close a marker; one of them stored means the marker is done. */
+const closingIds = (markerSeq: number) => [`cmp-${markerSeq}-completed`, `cmp-${markerSeq}-skipped`, `cmp-${markerSeq}-gave-up`];
+
+/**
+ * The compaction use case: load the window, claim the session's pending
+ * marker, plan the cut, summarize with the fallback chain (no transaction or
+ * lock held meanwhile, so appends go on), then commit under the session lock,
+ * at most once per marker. Events appended while it ran stay after the pivot.
+ */
+@Injectable()
+export class CompactSession {
+  private readonly logger = new Logger(CompactSession.name);
+
+  constructor(
+    private readonly db: Database,
+    private readonly chain: SummaryChain,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Runs the session's pending marker, whichever it is: per-session
+   * deduplication may have folded a newer marker's job into this one.
+   * On the job's last attempt a failure gives the marker up (state `failed`).
+   */
+  async run(job: CompactJobData, options: { signal?: AbortSignal; finalAttempt: boolean }): Promise<CompactOutcome> {
+    try {
+      return await this.compact(job, options.signal);
+    } catch (error) {
+      if (options.finalAttempt && !options.signal?.aborted) {
+        await this.giveUp(job, error).catch((e: Error) => this.logger.warn(`could not record the given-up marker: ${e.message}`));
+      }
+      throw error;
+    }
+  }
+
+  private async compact({ tenantId, sessionId }: CompactJobData, signal?: AbortSignal): Promise<CompactOutcome> {
+    const claimed = await this.db.tenantTx(tenantId, async (tx) => {
+      const read = await readWindow(tx, sessionId);
+      if (!read) return null;
+      const composed = composeSessionView(read.session, read);
+      const facts = compactionFactsOf(read);
+      const { compaction } = composed.config;
+      const state = deriveCompactionState(facts, { running: false, loopGuardRatio: compaction.loopGuardRatio });
+      if (state.pendingMarkerSeq === null) return null;
+      const callMs = Math.min(compaction.timeoutMs, this.config.summarizer.timeoutMs);
+      // The lease only drives the state shown to clients; it outlasts the worst case of the chain.
+      await markCompactionRunning(tx, sessionId, state.pendingMarkerSeq, this.config.worker.lockDurationMs + compaction.maxAttempts * 2 * callMs);
+      return { read, composed, marker: { ...facts.latestMarker!, seq: state.pendingMarkerSeq } };
+    });
+    if (!claimed) return { outcome: 'idle', markerSeq: null };
+    const { read, composed, marker } = claimed;
+    const { compaction } = composed.config;
+
+    const plan = planCompaction({
+      events: read.events,
+      pivot: read.pivot?.data ?? null,
+      markerSeq: marker.seq,
+      config: compaction,
+      usable: composed.overflow.usable,
+    });
+    if (plan.kind === 'nothing') {
+      const committed = await this.commit(tenantId, sessionId, marker.seq, () => [nothingToCompactEvent(plan)]);
+      return committed ? { outcome: 'nothing_to_compact', markerSeq: marker.seq, reason: plan.reason } : { outcome: 'discarded', markerSeq: marker.seq, reason: 'duplicate' };
+    }
+
+    const chained = await this.chain.run({
+      plan,
+      marker,
+      config: compaction,
+      session: { model: read.session.model, system: read.session.system },
+      tokensBefore: composed.view.tokens.estimated,
+      usable: composed.overflow.usable,
+      signal,
+    });
+    const failures = chained.failures;
+    // The range the pivot takes out of the window, for the history.
+    const completion = { ...chained.completion, coveredFromSeq: (read.pivot?.data.coveredThroughSeq ?? 0) + 1 };
+    let stale = false;
+    const committed = await this.commit(tenantId, sessionId, marker.seq, (latestCompletedMarkerSeq) => {
+      const events = decideCompletion({ latestCompletedMarkerSeq }, completion, compaction);
+      stale = events.length === 0;
+      return events.length === 0 ? [] : [...failures, ...events];
+    });
+    if (!committed) return { outcome: 'discarded', markerSeq: marker.seq, reason: stale ? 'stale' : 'duplicate' };
+    this.logger.log(
+      `session ${sessionId}: marker ${marker.seq} compacted through seq ${completion.coveredThroughSeq} (${completion.strategy}, ` +
+        `${completion.tokensBefore} → ${completion.tokensAfter} tokens, ${failures.length} failed tr${failures.length === 1 ? 'y' : 'ies'})`,
+    );
+    return {
+      outcome: 'completed',
+      markerSeq: marker.seq,
+      coveredThroughSeq: completion.coveredThroughSeq,
+      strategy: completion.strategy,
+      tokensBefore: completion.tokensBefore,
+      tokensAfter: completion.tokensAfter,
+    };
+  }
+
+  /**
+   * Appends what `decide` returns under the session lock unless the marker
+   * is already closed; the closing event ids are unique per session, so a
+   * racing run that got past this check still fails on the index. Returns
+   * whether anything was written.
+   */
+  private async commit(
+    tenantId: string,
+    sessionId: string,
+    markerSeq: number,
+    decide: (latestCompletedMarkerSeq: number | null) => NewEvent[],
+  ): Promise<boolean> {
+    return this.db.tenantTx(tenantId, async (tx) => {
+      const locked = await lockSessionForAppend(tx, sessionId, closingIds(markerSeq));
+      if (!locked) return false;
+      await clearCompactionRunning(tx, sessionId, markerSeq);
+      if (locked.existing.length > 0) return false;
+      const events = decide(await pivotMarkerSeq(tx, sessionId));
+      if (events.length === 0) return false;
+      await insertEvents(
+        tx,
+        sessionId,
+        locked.headSeq,
+        events.map((event) => ({ event, payloadHash: payloadHash(event), tokens: eventTokens(event, locked.model) })),
+      );
+      return true;
+    });
+  }
+
+  /** The job's attempts are spent: close the pending marker as failed, so the state says so and the next overflow opens a new one. */
+  private async giveUp({ tenantId, sessionId }: CompactJobData, error: unknown): Promise<void> {
+    const pending = await this.db.tenantTx(tenantId, async (tx) => {
+      const read = await readWindow(tx, sessionId);
+      if (!read) return null;
+      const loopGuardRatio = composeSessionView(read.session, read).config.compaction.loopGuardRatio;
+      return deriveCompactionState(compactionFactsOf(read), { running: false, loopGuardRatio }).pendingMarkerSeq;
+    });
+    if (pending === null) return;
+    const message = error instanceof Error ? error.message : String(error);
+    await this.commit(tenantId, sessionId, pending, () => [
+      {
+        id: `cmp-${pending}-gave-up`,
+        type: 'compaction.failed',
+        data: { markerSeq: pending, attempt: 0, error: `job_failed: ${message.slice(0, 1000)}`, fallback: 'none' },
+      },
+    ]);
+  }
+}

@@ -1,0 +1,197 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database } from '@app/database';
+import {
+  archiveActive,
+  ArchiveDecision,
+  archivedEvent,
+  buildDigestPrompt,
+  composeSessionView,
+  DigestProvenance,
+  eventTokens,
+  finishLlmDigest,
+  heuristicDigest,
+  maintenanceWanted,
+  NewEvent,
+  planStillHolds,
+  PruneDecision,
+  prunedEvent,
+  pruneMode,
+  selectArchive,
+  selectMaintenance,
+  selectPruneAfterArchive,
+  SessionConfig,
+  sessionSettings,
+} from '@app/domain';
+import { insertEvents, lockSessionForAppend, payloadHash, readWindow, WindowRead } from '@app/event-store';
+import { SessionJobData } from '@app/queue';
+import { Summarizers } from '@app/summarizer';
+
+export type PruneResult =
+  | { status: 'disabled' | 'nothing' }
+  | ({ status: 'pruned'; seq: number; eventId: string; mode: string } & PruneDecision);
+
+export type ArchiveResult =
+  | { status: 'disabled' | 'nothing' }
+  | ({ status: 'archived'; seq: number; eventId: string; callIds: string[]; digest: string; digestTokens: number } & DigestProvenance);
+
+/** What a run did: the job's return value and the body of `POST .../prune {wait: true}`. */
+export interface PruneReport {
+  sessionId: string;
+  headSeq: number;
+  prune: PruneResult;
+  archive: ArchiveResult;
+}
+
+/** The LLM digest of the planned pairs, or why strategy `llm` falls back to the heuristic one. */
+type LlmDigest =
+  | { kind: 'none' }
+  | { kind: 'digest'; callIds: string[]; text: string; model: string }
+  | { kind: 'fallback'; reason: string };
+
+const REPLAN = Symbol('replan');
+/** Plans a run makes when the log outruns its LLM digest; the last one commits the heuristic digest instead. */
+const MAX_ROUNDS = 3;
+
+/** The report of a run that appended nothing: per job, whether it is off for the session or found nothing. */
+const idleReport = (sessionId: string, headSeq: number, config: SessionConfig): PruneReport => ({
+  sessionId,
+  headSeq,
+  prune: { status: config.prune.enabled ? 'nothing' : 'disabled' },
+  archive: { status: archiveActive(config.archive) ? 'nothing' : 'disabled' },
+});
+
+/**
+ * The session's config, and the view's token figure when Anthropic's
+ * input_tokens trigger needs it: composing the view re-estimates every
+ * pruned message, the costliest step of a run that finds nothing.
+ */
+const settingsOf = (read: WindowRead) => {
+  const { config } = sessionSettings(read.session);
+  const { prune } = config;
+  const needsFigure = prune.enabled && pruneMode(prune) === 'anthropic' && prune.trigger.type === 'input_tokens';
+  return { config, inputTokens: needsFigure ? composeSessionView(read.session, read).view.tokens.estimated : undefined };
+};
+
+/**
+ * The prune and archive job (issue 6): plan on the window without a lock,
+ * make the LLM digest if one is wanted (no transaction open meanwhile), then
+ * append under the session lock after re-running the selection on the fresh
+ * log, so a concurrent run or new events never make it mark anything twice:
+ * a second run marks nothing new.
+ */
+@Injectable()
+export class PruneSession {
+  private readonly logger = new Logger(PruneSession.name);
+
+  constructor(
+    private readonly db: Database,
+    private readonly summarizers: Summarizers,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Null when the session does not exist (for this tenant). */
+  async run({ tenantId, sessionId }: SessionJobData, options: { signal?: AbortSignal } = {}): Promise<PruneReport | null> {
+    for (let round = 1; ; round++) {
+      const read = await this.db.tenantTx(tenantId, (tx) => readWindow(tx, sessionId));
+      if (!read) return null;
+      const { config, inputTokens } = settingsOf(read);
+      const planned = maintenanceWanted(config) ? selectMaintenance(read.events, config, inputTokens) : { archive: null, prune: null };
+      // Nothing now: a later step schedules the next run, so the lock is not worth taking.
+      if (!planned.archive && !planned.prune) return idleReport(sessionId, read.session.headSeq, config);
+      const llm = planned.archive && config.archive.strategy === 'llm' ? await this.llmDigest(read, config, planned.archive, options.signal) : { kind: 'none' as const };
+      const committed = await this.commit(tenantId, sessionId, llm, round === MAX_ROUNDS);
+      if (committed !== REPLAN) return committed;
+    }
+  }
+
+  private async commit(tenantId: string, sessionId: string, llm: LlmDigest, lastRound: boolean): Promise<PruneReport | null | typeof REPLAN> {
+    return this.db.tenantTx(tenantId, async (tx) => {
+      const locked = await lockSessionForAppend(tx, sessionId, []);
+      if (!locked) return null;
+      // Read after the lock: the fresh log, with every concurrent append and run committed.
+      const read = (await readWindow(tx, sessionId))!;
+      const { config, inputTokens } = settingsOf(read);
+      const fresh = selectArchive(read.events, config.archive);
+      let archive: { callIds: string[]; digest: string; provenance: DigestProvenance } | null = null;
+      if (fresh) {
+        const holds = llm.kind === 'digest' && planStillHolds(llm.callIds, fresh.callIds);
+        const wantsLlm = config.archive.strategy === 'llm' && llm.kind !== 'fallback';
+        if (wantsLlm && !holds && !lastRound) return REPLAN;
+        const strategy = config.archive.strategy;
+        archive =
+          holds && llm.kind === 'digest'
+            ? { callIds: llm.callIds, digest: llm.text, provenance: { strategy, digestBy: 'llm', model: llm.model } }
+            : {
+                callIds: fresh.callIds,
+                digest: heuristicDigest(fresh.pairs, config.archive),
+                provenance: {
+                  strategy,
+                  digestBy: 'heuristic',
+                  ...(llm.kind === 'fallback' ? { fallback: llm.reason } : wantsLlm ? { fallback: 'log_changed' } : {}),
+                },
+              };
+      }
+      const prune = selectPruneAfterArchive(read.events, archive?.callIds ?? [], config.prune, inputTokens);
+      const report = idleReport(sessionId, locked.headSeq, config);
+      const events: NewEvent[] = [];
+      const seq = () => locked.headSeq + events.length + 1;
+      if (archive) {
+        const event = archivedEvent(seq(), archive.callIds, archive.digest, archive.provenance);
+        const digestTokens = eventTokens(event, locked.model);
+        report.archive = { status: 'archived', seq: seq(), eventId: event.id, callIds: archive.callIds, digest: archive.digest, digestTokens, ...archive.provenance };
+        events.push(event);
+      }
+      if (prune) {
+        const event = prunedEvent(seq(), prune);
+        report.prune = { status: 'pruned', seq: seq(), eventId: event.id, mode: prune.policy.mode, ...prune };
+        events.push(event);
+      }
+      if (events.length === 0) return report;
+      const stored = events.map((event) => ({ event, payloadHash: payloadHash(event), tokens: eventTokens(event, locked.model) }));
+      report.headSeq = await insertEvents(tx, sessionId, locked.headSeq, stored);
+      this.logger.log(
+        `session ${sessionId}: ${prune ? `pruned ${prune.callIds.length} result(s), ${prune.tokensFreed} tokens` : 'nothing pruned'}; ` +
+          `${archive ? `archived ${archive.callIds.length} pair(s) (${archive.provenance.digestBy} digest)` : 'nothing archived'}`,
+      );
+      return report;
+    });
+  }
+
+  /**
+   * Strategy `llm` with the session's compaction summarizer and model. With
+   * no LLM (summarizer `heuristic`, the default, or a provider this process
+   * has no endpoint for), or when the call fails or answers nothing, the
+   * heuristic digest is used and the reason recorded.
+   */
+  private async llmDigest(read: WindowRead, config: SessionConfig, decision: ArchiveDecision, signal?: AbortSignal): Promise<LlmDigest> {
+    const kind = config.compaction.summarizer;
+    if (kind === 'heuristic') return { kind: 'fallback', reason: 'no_llm_configured' };
+    const summarizer = this.summarizers.get(kind);
+    if (!summarizer) return { kind: 'fallback', reason: `${kind}_not_configured` };
+    const model = config.compaction.model ?? read.session.model;
+    const { system, user } = buildDigestPrompt(decision.pairs, config.archive);
+    // A token is at least a rune in practice, so the clip bounds what is worth generating.
+    const maxTokens = config.archive.outputClipRunes;
+    const timeout = AbortSignal.timeout(Math.min(config.compaction.timeoutMs, this.config.summarizer.timeoutMs));
+    try {
+      const text = await summarizer.summarize(
+        {
+          prompt: { system, messages: [{ role: 'user', content: user }], maxOutputTokens: maxTokens },
+          head: [],
+          previousSummary: null,
+          instructions: null,
+          retain: false,
+          maxTokens,
+        },
+        { model, signal: signal ? AbortSignal.any([signal, timeout]) : timeout },
+      );
+      const digest = finishLlmDigest(text, config.archive);
+      return digest ? { kind: 'digest', callIds: decision.callIds, text: digest, model } : { kind: 'fallback', reason: 'llm_empty' };
+    } catch (error) {
+      // Shutdown: fail the job so another worker retries it, rather than commit a fallback.
+      if (signal?.aborted) throw error;
+      return { kind: 'fallback', reason: `llm_failed: ${(error instanceof Error ? error.message : String(error)).slice(0, 300)}` };
+    }
+  }
+}

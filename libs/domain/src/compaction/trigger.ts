@@ -1,0 +1,87 @@
+/**
+ * What the append path decides after a batch (DESIGN.md section 6): the
+ * session's compaction facts read from its window, and whether the batch
+ * opens a marker, joins the pending one, or leaves things alone.
+ */
+import type { CompactionReason, NewEvent, StoredEvent } from '../events';
+import { CompactionFacts, CompactionState, evolveCompactionFacts, INITIAL_COMPACTION_FACTS } from './decide';
+import { compactionReasonFor, OverflowEvaluation } from './overflow-policy';
+
+/** Event types after which the append path looks at compaction at all; other batches skip it. */
+export const COMPACTION_TRIGGER_TYPES: ReadonlySet<string> = new Set(['step.finished', 'context.overflowed', 'compaction.requested']);
+
+/**
+ * The facts of a window read (the pivot and the events after its
+ * coveredThroughSeq). Every compaction event since the pivot's marker is in
+ * the window, except the marker itself when the cut fell on it; the pivot
+ * carries what the facts need of it.
+ */
+export function compactionFactsOf(window: {
+  pivot: StoredEvent<'compaction.completed'> | null;
+  events: readonly StoredEvent[];
+}): CompactionFacts {
+  const { pivot, events } = window;
+  let facts = INITIAL_COMPACTION_FACTS;
+  if (pivot) {
+    const { markerSeq } = pivot.data;
+    if (!events.some((event) => event.seq === markerSeq)) {
+      const reason = (pivot.data.reason as CompactionReason | undefined) ?? 'manual';
+      facts = { ...facts, latestMarker: { seq: markerSeq, auto: pivot.data.auto === true, reason } };
+    }
+    if (!events.some((event) => event.seq === pivot.seq)) facts = evolveCompactionFacts(facts, pivot);
+  }
+  for (const event of events) facts = evolveCompactionFacts(facts, event);
+  return facts;
+}
+
+type AutoReason = Exclude<CompactionReason, 'manual'>;
+
+/** Forced reasons first: the client hit the wall, then a reply cut at its length limit, then the threshold. */
+const REASON_PRIORITY: readonly AutoReason[] = ['overflow', 'finish_length', 'threshold'];
+
+export type TriggerDecision =
+  /** Append `compaction.requested {auto: true, reason}` and enqueue its job. */
+  | { action: 'request'; reason: AutoReason }
+  /** A marker is open: the batch's own (a client request) or an earlier one; make sure its job is enqueued. */
+  | { action: 'enqueue'; markerSeq: number }
+  /** A marker is already pending: join it (one marker, OpenCode); its job may be enqueued again. */
+  | { action: 'join'; markerSeq: number }
+  | { action: 'none'; why: 'no_trigger' | 'suppressed' };
+
+/**
+ * After a batch that holds a trigger type. A client's compaction.requested
+ * in the batch is the pending marker and only needs its job; otherwise the
+ * strongest reason any of the batch's events gives (overflow, finish_length,
+ * threshold over the view after the batch) opens a marker, unless one is
+ * pending (join) or the loop guard suspended automatic compaction.
+ */
+export function decideTrigger(input: {
+  /** The batch with the seqs it was stored at. */
+  batch: ReadonlyArray<{ seq: number; type: string; data: unknown }>;
+  evaluation: OverflowEvaluation;
+  /** The compaction state after the batch. */
+  state: CompactionState;
+}): TriggerDecision {
+  const { batch, evaluation, state } = input;
+  const clientMarker = batch.some((event) => event.type === 'compaction.requested' && event.seq === state.pendingMarkerSeq);
+  if (clientMarker) return { action: 'enqueue', markerSeq: state.pendingMarkerSeq! };
+  const reasons = new Set(batch.map((event) => compactionReasonFor(event, evaluation)));
+  const reason = REASON_PRIORITY.find((candidate) => reasons.has(candidate));
+  if (!reason) return { action: 'none', why: 'no_trigger' };
+  if (state.pendingMarkerSeq !== null) return { action: 'join', markerSeq: state.pendingMarkerSeq };
+  if (state.suppressedReason !== null) return { action: 'none', why: 'suppressed' };
+  return { action: 'request', reason };
+}
+
+/** The marker the service appends; its id derives from its seq (the head + 1 under the session lock). */
+export function markerEvent(
+  seq: number,
+  reason: CompactionReason,
+  instructions?: string | null,
+): NewEvent<'compaction.requested'> {
+  return {
+    id: `cmp-${seq}-requested`,
+    type: 'compaction.requested',
+    data: { auto: reason !== 'manual', reason, ...(instructions ? { instructions } : {}) },
+  };
+}

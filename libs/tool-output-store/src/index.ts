@@ -1,0 +1,3 @@
+export * from './tool-output.store';
+export * from './gc.store';
+export * from './grep-pool';
