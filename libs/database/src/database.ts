@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Pool, PoolClient, QueryResultRow, types } from 'pg';
 
 // seq, head and counts are bigint in SQL; they stay far below 2^53.
@@ -10,8 +11,27 @@ export interface Tx {
   query<R extends QueryResultRow = Record<string, any>>(sql: string, params?: unknown[]): Promise<R[]>;
 }
 
+const statementNames = new Map<string, string>();
+
+/**
+ * Every statement runs as a named prepared statement: PostgreSQL parses and
+ * plans it once per connection instead of per call (a third of the
+ * database's CPU on the append path). Our SQL texts are constant templates,
+ * so the set of names is small and bounded.
+ */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `s${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
 function txOf(client: PoolClient): Tx {
-  return { query: async (sql, params) => (await client.query(sql, params as unknown[])).rows };
+  return {
+    query: async (sql, params) => (await client.query({ name: statementName(sql), text: sql, values: (params ?? []) as unknown[] })).rows,
+  };
 }
 
 /**

@@ -11,15 +11,15 @@ export interface ExistingEvent {
 }
 
 /**
- * Locks the session row (the serialization point of appends), then returns
- * its head and any already-stored events among `eventIds`. Two statements on
- * purpose: under READ COMMITTED the second takes a fresh snapshot after the
- * lock wait, so it sees the events of the writer it waited for.
+ * Locks the session row (the serialization point of appends). With
+ * `eventIds`, also returns which of them are stored already, in a second
+ * statement on purpose: under READ COMMITTED it takes a fresh snapshot after
+ * the lock wait, so it sees the events of the writer it waited for.
  */
 export async function lockSessionForAppend(
   tx: Tx,
   sessionId: string,
-  eventIds: string[],
+  eventIds?: string[],
 ): Promise<{ headSeq: number; model: string; existing: ExistingEvent[] } | undefined> {
   const [row] = await tx.query('SELECT head_seq, model FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
   if (!row) return undefined;
@@ -27,20 +27,28 @@ export async function lockSessionForAppend(
   // row estimate for the session was low (a new tenant, stale statistics),
   // probe (tenant_id, session_id) only and filter every event of the session:
   // an append cost O(session length). LIMIT 1 keeps the subquery unflattened.
-  const existing = await tx.query(
-    `SELECT e.event_id, e.seq, e.payload_hash
-       FROM unnest($2::text[]) AS wanted(id)
-       CROSS JOIN LATERAL (
-         SELECT event_id, seq, payload_hash FROM session_events
-          WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id
-          LIMIT 1) e`,
-    [sessionId, eventIds],
-  );
+  const existing = eventIds
+    ? await tx.query(
+        `SELECT e.event_id, e.seq, e.payload_hash
+           FROM unnest($2::text[]) AS wanted(id)
+           CROSS JOIN LATERAL (
+             SELECT event_id, seq, payload_hash FROM session_events
+              WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id
+              LIMIT 1) e`,
+        [sessionId, eventIds],
+      )
+    : [];
   return {
     headSeq: row.head_seq,
     model: row.model,
     existing: existing.map((e) => ({ id: e.event_id, seq: e.seq, payloadHash: e.payload_hash })),
   };
+}
+
+/** The insert hit an event id the session already holds (a retry, or a reused id). */
+export function isDuplicateEventId(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string };
+  return e?.code === '23505' && e.constraint === 'session_events_tenant_id_session_id_event_id_key';
 }
 
 /** What tells a replayed event id with the same body from one reused with another body. */
@@ -66,7 +74,8 @@ export async function insertEvents(
     `WITH inserted AS (
        INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash)
        SELECT current_tenant(), $1, $2::bigint + ord, id, type, data, tokens, hash
-         FROM unnest($3::text[], $4::text[], $5::jsonb[], $6::int[], $7::bytea[]) WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
+         FROM ROWS FROM (unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::int[]), unnest($7::bytea[]))
+              WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
        RETURNING 1)
      UPDATE sessions SET head_seq = $8, updated_at = clock_timestamp(),
             pivot_seq = coalesce($10, pivot_seq), covered_through_seq = coalesce($11, covered_through_seq)
@@ -76,7 +85,8 @@ export async function insertEvents(
       headSeq,
       events.map((e) => e.event.id),
       events.map((e) => e.event.type),
-      events.map((e) => JSON.stringify(e.event.data)),
+      // One JSON document, not a jsonb[]: pg escapes every element of an array literal in JS, which cost more than the insert.
+      JSON.stringify(events.map((e) => e.event.data)),
       events.map((e) => e.tokens),
       events.map((e) => e.payloadHash),
       newHead,

@@ -113,7 +113,7 @@ export class CompactionsService {
   async request(tenantId: string, sessionId: string, dto: RequestCompactionDto, idempotencyKey?: string) {
     if (dto.dryRun) return { status: 200, body: await this.dryRun(tenantId, sessionId, dto.instructions ?? null) };
     const outbox: OutboxRow[] = [];
-    const fingerprint = requestFingerprint('POST', `/v1/sessions/${sessionId}/compactions`, dto);
+    const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/compactions`, dto);
     const accepted = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
         const locked = await lockSessionForAppend(tx, sessionId, []);

@@ -2,14 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
-import { applyToolCallLedger, classifyAppendRetry, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
-import { findSession, findToolCalls, insertEvents, lockSessionForAppend, OutboxRow, payloadHash, readEvents, recordToolCalls } from '@app/event-store';
+import { AppendBatch, applyToolCallLedger, classifyAppendRetry, DomainError, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
+import { findSession, findToolCalls, insertEvents, isDuplicateEventId, lockSessionForAppend, OutboxRow, payloadHash, readEvents, recordToolCalls } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
 import { triggerAfterAppend } from '../compactions/compaction-trigger';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { PruneScheduler } from '../prune/prune-scheduler';
 import { sessionNotFound } from '../sessions/session-view';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
+
+/** What the first, optimistic attempt answers when the batch may be a retry of a committed one. */
+const ANSWERS_OF_A_RETRY = new Set(['version_conflict', 'duplicate_tool_call_id', 'duplicate_tool_result']);
 
 @Injectable()
 export class EventsService {
@@ -26,17 +29,41 @@ export class EventsService {
    * expectedSeq checked, repeated event ids answered with their original
    * seqs, tool-call pairing enforced; all or nothing. A batch that crosses
    * the compaction trigger also gets its marker, enqueued after commit.
+   *
+   * Optimistic about event ids: the first attempt inserts without looking
+   * them up (the unique index backs it). Only when it meets a stored id, a
+   * head other than expectedSeq or an already issued tool call, as a retry
+   * of a committed batch does, a second transaction looks the ids up and
+   * answers replay, 422, 409 or 400.
    */
   async append(tenantId: string, sessionId: string, body: unknown, idempotencyKey?: string) {
     const batch = parseAppendBatch(body, randomUUID, this.config.limits.maxEventsPerAppend);
     const hashes = batch.events.map(payloadHash);
-    const fingerprint = requestFingerprint('POST', `/v1/sessions/${sessionId}/events`, body);
+    const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/events`, body);
+    const attempt = (lookupIds: boolean) => this.commitBatch(tenantId, sessionId, batch, hashes, { idempotencyKey, fingerprint, lookupIds });
+    const committed = await attempt(false).catch((error: unknown) => {
+      const retried = isDuplicateEventId(error) || (error instanceof DomainError && ANSWERS_OF_A_RETRY.has(error.code));
+      if (retried) return attempt(true);
+      throw error;
+    });
+    await this.relay.dispatchNow(this.db, committed.outbox);
+    if (committed.pruneAfterSeq !== null) await this.pruneScheduler.afterStep(tenantId, sessionId, committed.pruneAfterSeq);
+    return committed.result;
+  }
+
+  private async commitBatch(
+    tenantId: string,
+    sessionId: string,
+    batch: AppendBatch,
+    hashes: Buffer[],
+    options: { idempotencyKey?: string; fingerprint: () => Buffer; lookupIds: boolean },
+  ) {
     const outbox: OutboxRow[] = [];
     let pruneAfterSeq: number | null = null;
     const result = await this.db.tenantTx(tenantId, (tx) =>
-      runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
+      runIdempotent(tx, options.idempotencyKey, options.fingerprint, this.config.idempotency.ttlHours, async () => {
         const ids = batch.events.map((e) => e.id);
-        const locked = await lockSessionForAppend(tx, sessionId, ids);
+        const locked = await lockSessionForAppend(tx, sessionId, options.lookupIds ? ids : undefined);
         if (!locked) throw sessionNotFound(sessionId);
         const hashById = new Map(ids.map((id, i) => [id, hashes[i]]));
         const retry = classifyAppendRetry(
@@ -74,9 +101,7 @@ export class EventsService {
         };
       }),
     );
-    await this.relay.dispatchNow(this.db, outbox);
-    if (pruneAfterSeq !== null) await this.pruneScheduler.afterStep(tenantId, sessionId, pruneAfterSeq);
-    return result;
+    return { result, outbox, pruneAfterSeq };
   }
 
   async read(tenantId: string, sessionId: string, afterSeq = 0, limit = 100) {

@@ -28,11 +28,13 @@ export function requestFingerprint(method: string, route: string, body: unknown)
 export async function runIdempotent(
   tx: Tx,
   key: string | undefined,
-  fingerprint: Buffer,
+  /** Hashing a large body costs CPU; only a request with a key pays it. */
+  fingerprintOf: () => Buffer,
   ttlHours: number,
   work: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (key === undefined) return { ...(await work()), replayed: false };
+  const fingerprint = fingerprintOf();
   const claim = await claimIdempotencyKey(tx, key, fingerprint, ttlHours);
   if (!claim.claimed) {
     if (!claim.requestHash.equals(fingerprint)) {

@@ -51,7 +51,7 @@ export class SessionsService {
     };
     const outbox: OutboxRow[] = [];
     const result = await this.db.tenantTx(tenantId, (tx) =>
-      runIdempotent(tx, idempotencyKey, requestFingerprint('POST', '/v1/sessions', dto), this.config.idempotency.ttlHours, async () => {
+      runIdempotent(tx, idempotencyKey, () => requestFingerprint('POST', '/v1/sessions', dto), this.config.idempotency.ttlHours, async () => {
         const row = await insertSession(tx, tenantId, {
           sessionId,
           model: dto.model,
