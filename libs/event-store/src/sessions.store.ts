@@ -81,3 +81,8 @@ export async function listSessions(tx: Tx, limit: number, after?: SessionCursor)
 export async function deleteSession(tx: Tx, sessionId: string): Promise<boolean> {
   return (await tx.query('DELETE FROM sessions WHERE session_id = $1 RETURNING 1', [sessionId])).length === 1;
 }
+
+/** Replaces the session's config overrides; the caller appends the session.config_changed event with it. */
+export async function updateSessionConfig(tx: Tx, sessionId: string, config: Record<string, unknown>): Promise<void> {
+  await tx.query('UPDATE sessions SET config = $2, updated_at = clock_timestamp() WHERE session_id = $1', [sessionId, config]);
+}

@@ -46,3 +46,14 @@ export async function findLiveApiKey(tx: Tx, hash: Buffer): Promise<{ keyId: str
   );
   return row ? { keyId: row.key_id } : undefined;
 }
+
+/** The tenant's session-config defaults (under the tenant set for the transaction). */
+export async function readTenantConfig(tx: Tx): Promise<Record<string, unknown> | undefined> {
+  const [row] = await tx.query('SELECT config FROM tenants WHERE tenant_id = current_tenant()');
+  return row?.config;
+}
+
+export async function updateTenantConfig(tx: Tx, config: Record<string, unknown>): Promise<{ name: string } | undefined> {
+  const [row] = await tx.query('UPDATE tenants SET config = $1 WHERE tenant_id = current_tenant() RETURNING name', [config]);
+  return row ? { name: row.name } : undefined;
+}

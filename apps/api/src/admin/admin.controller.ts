@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/guards';
-import { CreateTenantDto, IssueApiKeyDto } from './admin.dto';
+import { CreateTenantDto, IssueApiKeyDto, UpdateTenantDto } from './admin.dto';
 import { AdminService } from './admin.service';
 
 @ApiTags('admin')
@@ -15,6 +15,12 @@ export class AdminController {
   @ApiOperation({ summary: 'Create a tenant; its first API key is returned once' })
   createTenant(@Body() dto: CreateTenantDto) {
     return this.admin.createTenant(dto.name);
+  }
+
+  @Patch(':tenantId')
+  @ApiOperation({ summary: "Change the tenant's session-config defaults (deep-merged patch)" })
+  changeConfig(@Param('tenantId') tenantId: string, @Body() dto: UpdateTenantDto) {
+    return this.admin.changeConfig(tenantId, dto.config);
   }
 
   @Post(':tenantId/api-keys')

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Database, Tx } from '@app/database';
-import { DomainError } from '@app/domain';
-import { insertApiKey, insertTenant, revokeApiKey, tenantExists } from '@app/event-store';
+import { applyConfigPatch, DomainError, resolveSessionConfig } from '@app/domain';
+import { insertApiKey, insertTenant, readTenantConfig, revokeApiKey, tenantExists, updateTenantConfig } from '@app/event-store';
 import { ApiKeysService } from '../auth/api-keys.service';
 
 const tenantNotFound = () => new DomainError('not_found', 'tenant_not_found', 'Tenant does not exist');
@@ -28,6 +28,19 @@ export class AdminService {
     return this.db.tenantTx(tenantId, async (tx) => {
       if (!(await tenantExists(tx, tenantId))) throw tenantNotFound();
       return this.issue(tx, tenantId, name ?? null);
+    });
+  }
+
+  /** Merges a patch into the tenant's session-config defaults; a config that does not resolve is refused. */
+  async changeConfig(tenantId: string, patch: Record<string, unknown>) {
+    if (!UUID.test(tenantId)) throw tenantNotFound();
+    return this.db.tenantTx(tenantId, async (tx) => {
+      const current = await readTenantConfig(tx);
+      if (!current) throw tenantNotFound();
+      const config = applyConfigPatch(current, patch) as Record<string, unknown>;
+      resolveSessionConfig(null, config, {});
+      const updated = await updateTenantConfig(tx, config);
+      return { tenantId, name: updated!.name, config };
     });
   }
 

@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
 import { parseIdempotencyKey } from '../http/idempotency';
-import { CreateSessionDto, ListSessionsQuery } from './sessions.dto';
+import { CreateSessionDto, ListSessionsQuery, UpdateSessionDto } from './sessions.dto';
 import { SessionsService } from './sessions.service';
 
 @ApiTags('sessions')
@@ -37,6 +37,12 @@ export class SessionsController {
   @ApiOperation({ summary: 'Session state: head, model, configuration' })
   get(@TenantId() tenantId: string, @Param('sessionId') sessionId: string) {
     return this.sessions.get(tenantId, sessionId);
+  }
+
+  @Patch(':sessionId')
+  @ApiOperation({ summary: 'Change the session configuration (a deep-merged patch, logged as session.config_changed)' })
+  changeConfig(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Body() dto: UpdateSessionDto) {
+    return this.sessions.changeConfig(tenantId, sessionId, dto.config);
   }
 
   @Delete(':sessionId')

@@ -34,3 +34,14 @@ export class ListSessionsQuery {
   @IsOptional() @IsString() @MaxLength(512)
   cursor?: string;
 }
+
+export class UpdateSessionDto {
+  @ApiProperty({
+    description: 'A config patch, merged deeply into the session overrides (a `preset` re-bases the session); recorded as session.config_changed',
+    type: 'object',
+    additionalProperties: true,
+    example: { compaction: { thresholdRatio: 0.7 }, prune: { enabled: true } },
+  })
+  @IsObject()
+  config: Record<string, unknown>;
+}

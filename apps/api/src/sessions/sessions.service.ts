@@ -2,8 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState } from '@app/database';
-import { DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
-import { deleteSession, insertEvents, insertOutbox, insertSession, listSessions, OutboxRow, payloadHash } from '@app/event-store';
+import { applyConfigPatch, DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
+import {
+  deleteSession,
+  insertEvents,
+  insertOutbox,
+  insertSession,
+  listSessions,
+  lockSessionForAppend,
+  OutboxRow,
+  payloadHash,
+  readSessionConfigs,
+  readTenantConfig,
+  updateSessionConfig,
+} from '@app/event-store';
 import { JobName, OutboxRelay, sessionJobId } from '@app/queue';
 import { deleteUnreferencedContents, lockSessionOutputs } from '@app/tool-output-store';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
@@ -41,8 +53,6 @@ export class SessionsService {
 
   async create(tenantId: string, dto: CreateSessionDto, idempotencyKey?: string) {
     const sessionId = dto.id ?? randomUUID();
-    // Refuses a bad config (400) or an unknown model without limits (422) before anything is written.
-    sessionSettings({ model: dto.model, config: dto.config ?? {}, tenantConfig: {} });
     const systemTokens = dto.system ? estimateMessageTokens({ id: 'system', role: 'system', parts: [{ type: 'text', text: dto.system }] }, dto.model) : 0;
     const created: NewEvent = {
       id: `session-created`,
@@ -52,6 +62,8 @@ export class SessionsService {
     const outbox: OutboxRow[] = [];
     const result = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, idempotencyKey, () => requestFingerprint('POST', '/v1/sessions', dto), this.config.idempotency.ttlHours, async () => {
+        // Refuses a bad config (400) or an unknown model without limits (422) before anything is written.
+        sessionSettings({ model: dto.model, config: dto.config ?? {}, tenantConfig: (await readTenantConfig(tx)) ?? {} });
         const row = await insertSession(tx, tenantId, {
           sessionId,
           model: dto.model,
@@ -72,6 +84,26 @@ export class SessionsService {
     );
     await this.relay.dispatchNow(this.db, outbox);
     return result;
+  }
+
+  /**
+   * Merges a config patch into the session's overrides under the session
+   * lock, validated against the resolved config (a patch that leaves an
+   * unknown model without limits is refused), and records it in the log as
+   * session.config_changed.
+   */
+  async changeConfig(tenantId: string, sessionId: string, patch: Record<string, unknown>) {
+    await this.db.tenantTx(tenantId, async (tx) => {
+      const locked = await lockSessionForAppend(tx, sessionId);
+      const configs = locked && (await readSessionConfigs(tx, sessionId));
+      if (!locked || !configs) throw sessionNotFound(sessionId);
+      const config = applyConfigPatch(configs.config, patch) as Record<string, unknown>;
+      sessionSettings({ model: locked.model, config, tenantConfig: configs.tenantConfig });
+      const event: NewEvent = { id: `config-changed-${locked.headSeq + 1}`, type: 'session.config_changed', data: { patch } };
+      await insertEvents(tx, sessionId, locked.headSeq, [{ event, payloadHash: payloadHash(event), tokens: 0 }]);
+      await updateSessionConfig(tx, sessionId, config);
+    });
+    return this.get(tenantId, sessionId);
   }
 
   /** State plus the same token figures the context endpoint reports. */
