@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { QueueProducerModule } from '@app/queue';
@@ -18,6 +19,9 @@ import { ContextService } from './context/context.service';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
 import { HealthController } from './health/health.controller';
+import { Metrics } from './metrics/metrics';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsInterceptor } from './metrics/metrics.interceptor';
 import { PruneController } from './prune/prune.controller';
 import { PruneScheduler } from './prune/prune-scheduler';
 import { PruneService } from './prune/prune.service';
@@ -33,11 +37,13 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule],
-      controllers: [HealthController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController],
+      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController],
       providers: [
         ApiKeysService, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter,
         ToolOutputsService,
         PruneSession, PruneScheduler, PruneService,
+        Metrics,
+        { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },
       ],
     };

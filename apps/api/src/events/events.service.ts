@@ -9,6 +9,7 @@ import { triggerAfterAppend } from '../compactions/compaction-trigger';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { PruneScheduler } from '../prune/prune-scheduler';
 import { sessionNotFound } from '../sessions/session-view';
+import { Metrics } from '../metrics/metrics';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
 
 /** What the first, optimistic attempt answers when the batch may be a retry of a committed one. */
@@ -22,6 +23,7 @@ export class EventsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly toolOutputs: ToolOutputsService,
     private readonly pruneScheduler: PruneScheduler,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -46,6 +48,7 @@ export class EventsService {
       if (retried) return attempt(true);
       throw error;
     });
+    if (committed.result.status === 201) this.metrics.appendedEvents.inc(batch.events.length);
     await this.relay.dispatchNow(this.db, committed.outbox);
     if (committed.pruneAfterSeq !== null) await this.pruneScheduler.afterStep(tenantId, sessionId, committed.pruneAfterSeq);
     return committed.result;

@@ -1,0 +1,16 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Metrics } from './metrics';
+
+@ApiTags('health')
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: Metrics) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Prometheus metrics (text exposition format)' })
+  async scrape(@Res() res: Response): Promise<void> {
+    res.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+  }
+}

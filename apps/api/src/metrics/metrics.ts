@@ -1,0 +1,48 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JobDispatcher, QueueName } from '@app/queue';
+
+/**
+ * The API's Prometheus registry: request latency by route, appended events,
+ * and, read from BullMQ on each scrape, the job counts of every queue.
+ */
+@Injectable()
+export class Metrics implements OnModuleDestroy {
+  readonly registry = new Registry();
+
+  readonly requestSeconds = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route template and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+
+  readonly appendedEvents = new Counter({
+    name: 'session_store_appended_events_total',
+    help: 'Events written by client appends (replays not counted)',
+    registers: [this.registry],
+  });
+
+  constructor(dispatcher: JobDispatcher) {
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'session_store_queue_jobs',
+      help: 'BullMQ jobs per queue and state (absent while Redis is unreachable)',
+      labelNames: ['queue', 'state'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        if (!dispatcher.connected) return;
+        for (const name of Object.values(QueueName)) {
+          const counts = await dispatcher.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed');
+          for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
+        }
+      },
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.registry.clear();
+  }
+}
