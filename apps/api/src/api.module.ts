@@ -6,7 +6,7 @@ import { QueueProducerModule } from '@app/queue';
 import { SummarizerModule } from '@app/summarizer';
 import { GrepPool } from '@app/tool-output-store';
 // The worker's use case: `POST .../prune {wait}` runs the same code in the API process.
-import { PruneSession } from '../../worker/src/prune/prune-session';
+import { PruneSession } from '@app/maintenance';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';

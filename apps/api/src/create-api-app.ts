@@ -1,19 +1,14 @@
-import { Logger, LogLevel, ValidationPipe } from '@nestjs/common';
+import { Logger, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { AppConfig } from '@app/config';
+import { AppConfig, logLevels } from '@app/config';
 import { invalid } from '@app/domain';
 import { ApiModule } from './api.module';
 import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter } from './http/problem.filter';
 import { SessionIdPipe } from './http/session-id.pipe';
 
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-
-export function logLevels(level: string): LogLevel[] {
-  return LEVELS.slice(0, LEVELS.indexOf(level as LogLevel) + 1);
-}
 
 /** Builds the HTTP app (not listening). */
 export async function createApiApp(config: AppConfig): Promise<NestExpressApplication> {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@app/config';
 import { ensureDatabase, runMigrations } from '@app/database';
-import { logLevels } from '../../api/src/create-api-app';
+import { logLevels } from '@app/config';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { JobName, SessionJobData } from '@app/queue';
-import { PruneSession } from './prune/prune-session';
+import { PruneSession } from '@app/maintenance';
 import { ToolOutputGc } from './tool-output-gc';
 
 /** Routes maintenance jobs to their use case by name. */

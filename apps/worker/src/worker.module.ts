@@ -6,7 +6,7 @@ import { SummarizerModule } from '@app/summarizer';
 import { CompactSession } from './compaction/compact-session';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
-import { PruneSession } from './prune/prune-session';
+import { PruneSession } from '@app/maintenance';
 import { GC_DB, ToolOutputGc } from './tool-output-gc';
 import { SWEEPER_DB, WorkerRuntime } from './worker-runtime';
 

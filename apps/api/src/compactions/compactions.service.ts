@@ -70,17 +70,22 @@ function completionFields(event: StoredEvent<'compaction.completed'>) {
     completedSeq: event.seq,
     completedAt: event.createdAt.toISOString(),
     range: { fromSeq: typeof d.coveredFromSeq === 'number' ? d.coveredFromSeq : null, throughSeq: d.coveredThroughSeq },
-    summary: d.summary,
-    retain: d.retain ?? null,
-    strategy: d.strategy,
-    model: d.model,
-    tokensBefore: d.tokensBefore,
-    tokensAfter: d.tokensAfter,
-    tokensSaved: Math.max(0, d.tokensBefore - d.tokensAfter),
-    messagesCompacted: d.messagesCompacted,
-    durationMs: d.durationMs,
+    ...outcomeFields(d),
   };
 }
+
+/** What a compaction produced, as the history and a dry run both report it. */
+const outcomeFields = (d: CompactionCompletedData) => ({
+  summary: d.summary,
+  retain: d.retain ?? null,
+  strategy: d.strategy,
+  model: d.model,
+  tokensBefore: d.tokensBefore,
+  tokensAfter: d.tokensAfter,
+  tokensSaved: Math.max(0, d.tokensBefore - d.tokensAfter),
+  messagesCompacted: d.messagesCompacted,
+  durationMs: d.durationMs,
+});
 
 const failureFields = (seq: number | null, d: CompactionFailedData, at?: Date) => ({
   ...(seq !== null ? { seq } : {}),
@@ -203,15 +208,7 @@ export class CompactionsService {
       dryRun: true,
       status: 'completed',
       coveredThroughSeq: completion.coveredThroughSeq,
-      summary: completion.summary,
-      retain: completion.retain ?? null,
-      strategy: completion.strategy,
-      model: completion.model,
-      tokensBefore: completion.tokensBefore,
-      tokensAfter: completion.tokensAfter,
-      tokensSaved: Math.max(0, completion.tokensBefore - completion.tokensAfter),
-      messagesCompacted: completion.messagesCompacted,
-      durationMs: completion.durationMs,
+      ...outcomeFields(completion),
       failures: failures.map((event) => failureFields(null, event.data)),
       context: { format: 'neutral', messages: rendered, tokens: tokenFigures(after) },
     };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '@app/database';
 import { DomainError } from '@app/domain';
 import { findSession } from '@app/event-store';
-import { PruneSession } from '../../../worker/src/prune/prune-session';
+import { PruneSession } from '@app/maintenance';
 import { sessionNotFound } from '../sessions/session-view';
 import { PruneScheduler } from './prune-scheduler';
 import { PruneRequestDto } from './prune.dto';
