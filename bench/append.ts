@@ -20,16 +20,26 @@
  *   npm run build && npm run bench:append
  *   BENCH_URL=http://127.0.0.1:3300 DATABASE_URL=postgres://postgres@127.0.0.1:5432/session_store npm run bench:append
  */
-import http from 'node:http';
 import os from 'node:os';
 import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { eventTokens } from '@app/domain';
-
-// A script: configuration comes straight from the environment.
-const BASE_URL = new URL(process.env.BENCH_URL ?? 'http://127.0.0.1:3000');
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
-const OWNER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/session_store';
+import {
+  BASE_URL,
+  benchClient,
+  createScratchTenant,
+  deleteScratchTenant,
+  expectStatus,
+  IDLE_SOCKET_TIMEOUT_MS,
+  int,
+  nowMs,
+  OWNER_URL,
+  printTable,
+  requireLoopback,
+  runBench,
+  sampleStats,
+  Stats,
+} from './support';
 
 const MODEL = 'gpt-4.1';
 const CLIENTS = 32;
@@ -39,66 +49,11 @@ const CONC_SINGLE = { warmupPerClient: 20, measuredPerClient: 250 }; // 8,000 me
 const CONC_BATCH = { warmupPerClient: 2, measuredPerClient: 25 }; // 32 x 25 x 100 = 80,000 measured events
 const TEXT_PAD = 'The quick brown fox jumps over the lazy dog. '.repeat(2); // ~90 chars: a short chat turn
 
-// '' is a pg URL without a host: the local Unix socket.
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1', '']);
-for (const [name, url] of [['BENCH_URL', BASE_URL], ['DATABASE_URL', new URL(OWNER_URL)]] as const) {
-  if (!LOOPBACK.has(url.hostname)) throw new Error(`${name} must be a loopback address, got ${url.hostname}`);
-}
+requireLoopback('BENCH_URL', BASE_URL);
+requireLoopback('DATABASE_URL', new URL(OWNER_URL));
 
-// ---------------------------------------------------------------- HTTP client
-
-// Idle sockets are dropped after 3 s, before the server's 5 s keep-alive timeout
-// closes them: reusing one the server is closing fails with "socket hang up".
-// (Node 20's agent ignores the server's Keep-Alive hint unless `timeout` is set.)
-const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS * 2, timeout: 3000 });
-
-interface HttpResult {
-  status: number;
-  body: any;
-}
-
-function call(method: string, path: string, token: string, body?: unknown): Promise<HttpResult> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        method,
-        hostname: BASE_URL.hostname,
-        port: BASE_URL.port || 80,
-        path,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            /* keep the text */
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-function expectStatus(result: HttpResult, status: number, what: string): any {
-  if (result.status !== status) {
-    throw new Error(`${what}: expected HTTP ${status}, got ${result.status}: ${JSON.stringify(result.body)}`);
-  }
-  return result.body;
-}
+const client = benchClient(BASE_URL, { maxSockets: CLIENTS * 2, timeout: IDLE_SOCKET_TIMEOUT_MS });
+const { call } = client;
 
 // ---------------------------------------------------------------- rows
 
@@ -196,30 +151,12 @@ const batchOf = (n: number) => Array.from({ length: n }, newEvent);
 
 // ---------------------------------------------------------------- measurements
 
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-
-function percentile(sorted: number[], p: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i];
-}
-
 // Measured work is cut into SLICES and the two sides alternate slice by slice,
 // so drift (other processes on the cores, checkpoints) hits both alike.
 const SLICES = 5;
 
-interface Latency {
-  p50: number;
-  p99: number;
-  mean: number;
-}
-
-function latency(samples: number[]): Latency {
-  samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99), mean: samples.reduce((s, x) => s + x, 0) / samples.length };
-}
-
 /** Sequential one-event appends on one session per side. */
-async function sequential(ours: Append, base: Append): Promise<{ ours: Latency; base: Latency }> {
+async function sequential(ours: Append, base: Append): Promise<{ ours: Stats; base: Stats }> {
   const slice = async (append: Append, n: number, samples?: number[]) => {
     const planned = Array.from({ length: n }, () => batchOf(1)); // built before any timing
     for (const events of planned) {
@@ -235,7 +172,7 @@ async function sequential(ours: Append, base: Append): Promise<{ ours: Latency; 
     await slice(ours, SEQ.measured / SLICES, samples.ours);
     await slice(base, SEQ.measured / SLICES, samples.base);
   }
-  return { ours: latency(samples.ours), base: latency(samples.base) };
+  return { ours: sampleStats(samples.ours), base: sampleStats(samples.base) };
 }
 
 interface Throughput {
@@ -278,7 +215,7 @@ async function concurrent(
   }
   const events = CLIENTS * counts.measuredPerClient * size;
   const result = (a: { ms: number; samples: number[] }): Throughput => {
-    const l = latency(a.samples);
+    const l = sampleStats(a.samples);
     return { eventsPerSec: events / (a.ms / 1000), events, seconds: a.ms / 1000, p50: l.p50, p99: l.p99 };
   };
   return { ours: result(acc.ours), base: result(acc.base) };
@@ -287,7 +224,6 @@ async function concurrent(
 // ---------------------------------------------------------------- main
 
 const f = (x: number, digits = 2) => x.toFixed(digits);
-const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
 async function main(): Promise<void> {
   const owner = new Client({ connectionString: OWNER_URL, application_name: 'bench-append' });
@@ -296,15 +232,7 @@ async function main(): Promise<void> {
   const [{ synchronous_commit: syncCommit }] = (await owner.query('SHOW synchronous_commit')).rows;
   const [{ fsync }] = (await owner.query('SHOW fsync')).rows;
 
-  const health = await call('GET', '/healthz', '');
-  if (health.status !== 200) throw new Error(`${BASE_URL.origin}/healthz answered ${health.status}; is the API running?`);
-
-  const tenant = expectStatus(
-    await call('POST', '/v1/admin/tenants', ADMIN_TOKEN, { name: `bench-append-${Date.now()}` }),
-    201,
-    'create tenant',
-  );
-  const ctx: Ctx = { tenantId: tenant.tenantId, key: tenant.apiKey.key };
+  const ctx: Ctx = await createScratchTenant(client, 'bench-append');
   const pgClients: Client[] = [];
 
   try {
@@ -356,12 +284,8 @@ async function main(): Promise<void> {
       [`${CLIENTS} clients, 1-event appends (events/s)`, int(singleOurs.eventsPerSec), int(singleBase.eventsPerSec), f(singleOurs.eventsPerSec / singleBase.eventsPerSec)],
       [`${CLIENTS} clients, ${BATCH}-event batches (events/s)`, int(batchOurs.eventsPerSec), int(batchBase.eventsPerSec), f(batchOurs.eventsPerSec / batchBase.eventsPerSec)],
     ];
-    const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-    const line = (r: string[]) => `| ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join(' | ')} |`;
     console.log('');
-    console.log(line(rows[0]));
-    console.log(`|${widths.map((w, c) => (c === 0 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`);
-    for (const r of rows.slice(1)) console.log(line(r));
+    printTable(rows);
     console.log('');
     console.log(
       `under load (per request p50/p99 ms): 1-event ours ${f(singleOurs.p50)}/${f(singleOurs.p99)}, raw ${f(singleBase.p50)}/${f(singleBase.p99)}; ` +
@@ -379,14 +303,10 @@ async function main(): Promise<void> {
     console.log(`target >= 20,000 events/s batched: ${batchOurs.eventsPerSec >= 20_000 ? 'met' : 'MISSED'} (${int(batchOurs.eventsPerSec)} events/s)`);
   } finally {
     await Promise.all(pgClients.map((c) => c.end().catch(() => undefined)));
-    // The scratch tenant cascades to its keys, sessions, events and outbox rows.
-    await owner.query('DELETE FROM tenants WHERE tenant_id = $1', [ctx.tenantId]).catch((e) => console.error(`cleanup failed: ${e.message}`));
+    await deleteScratchTenant(owner, ctx.tenantId);
     await owner.end();
-    agent.destroy();
+    client.agent.destroy();
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.stack : error);
-  process.exit(1);
-});
+runBench(main);

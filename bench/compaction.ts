@@ -21,14 +21,22 @@
  *   npm run build && npm run bench:compaction
  *   BENCH_URL=http://127.0.0.1:3500 DATABASE_URL=postgres://postgres@127.0.0.1:5432/session_store node dist/bench/compaction.js
  */
-import http from 'node:http';
 import os from 'node:os';
 import { Client } from 'pg';
-
-// A script: configuration comes straight from the environment.
-const BASE_URL = new URL(process.env.BENCH_URL ?? 'http://127.0.0.1:3000');
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
-const OWNER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/session_store';
+import {
+  BASE_URL,
+  benchClient,
+  createScratchTenant,
+  deleteScratchTenant,
+  expectStatus,
+  int,
+  nowMs,
+  OWNER_URL,
+  printTable,
+  requireLoopback,
+  runBench,
+  sampleStats,
+} from './support';
 
 const MODEL = 'gpt-4.1';
 const SYSTEM = 'You are a careful coding agent. Use the tools to inspect the repository before you change it.';
@@ -40,60 +48,10 @@ const CONCURRENT = { sessions: 50, tokens: 10_000 };
 const TURNS_PER_APPEND = 1;
 const TARGET_P50_MS_100K = 300;
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-if (!LOOPBACK.has(BASE_URL.hostname)) {
-  throw new Error(`BENCH_URL must be a loopback address, got ${BASE_URL.hostname}`);
-}
+requireLoopback('BENCH_URL', BASE_URL);
 
-// ---------------------------------------------------------------- HTTP client
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENT.sessions + 4 });
-
-interface HttpResult {
-  status: number;
-  body: any;
-}
-
-function call(method: string, path: string, token: string, body?: unknown): Promise<HttpResult> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        method,
-        hostname: BASE_URL.hostname,
-        port: BASE_URL.port || 80,
-        path,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            /* keep the text */
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-function expectStatus(result: HttpResult, status: number, what: string): any {
-  if (result.status !== status) throw new Error(`${what}: expected HTTP ${status}, got ${result.status}: ${JSON.stringify(result.body)}`);
-  return result.body;
-}
+const client = benchClient(BASE_URL, { maxSockets: CONCURRENT.sessions + 4 });
+const { call } = client;
 
 // ---------------------------------------------------------------- sessions
 
@@ -148,18 +106,6 @@ async function buildSession(key: string, name: string, tokens: number): Promise<
 
 // ---------------------------------------------------------------- measurements
 
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-
-function percentile(sorted: number[], p: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i];
-}
-
-const summary = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
-};
-
 /** Compacts now and waits for the pivot; returns the client's round trip and the marker's seq. */
 async function compact(key: string, session: Session): Promise<{ roundTripMs: number; markerSeq: number; body: any }> {
   const t0 = nowMs();
@@ -181,18 +127,12 @@ async function dbLatencyMs(owner: Client, tenantId: string, session: Session, ma
 }
 
 const f = (x: number, digits = 1) => x.toFixed(digits);
-const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
 async function main(): Promise<void> {
   const owner = new Client({ connectionString: OWNER_URL, application_name: 'bench-compaction' });
   await owner.connect();
   const [{ server_version: pgVersion }] = (await owner.query('SHOW server_version')).rows;
-  const health = await call('GET', '/healthz', '');
-  if (health.status !== 200) throw new Error(`${BASE_URL.origin}/healthz answered ${health.status}; is the service running?`);
-
-  const tenant = expectStatus(await call('POST', '/v1/admin/tenants', ADMIN_TOKEN, { name: `bench-compaction-${Date.now()}` }), 201, 'create tenant');
-  const tenantId: string = tenant.tenantId;
-  const key: string = tenant.apiKey.key;
+  const { tenantId, key } = await createScratchTenant(client, 'bench-compaction');
   const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
   try {
     console.log(`bench/compaction: ${BASE_URL.origin}, node ${process.version}, ${os.cpus().length} cpus, PostgreSQL ${pgVersion}`);
@@ -214,8 +154,8 @@ async function main(): Promise<void> {
         roundTrips.push(roundTripMs);
         example = { ...body, windowTokens: session.tokens };
       }
-      const d = summary(db);
-      const r = summary(roundTrips);
+      const d = sampleStats(db);
+      const r = sampleStats(roundTrips);
       if (size.tokens === 100_000) p50At100k = d.p50;
       rows.push([
         `~${int(example.windowTokens)} tokens`,
@@ -238,14 +178,10 @@ async function main(): Promise<void> {
     const spans: Array<{ markerAt: number; pivotAt: number }> = [];
     for (const [i, session] of batch.entries()) spans.push(await dbLatencyMs(owner, tenantId, session, results[i].markerSeq));
     const dbSpanMs = Math.max(...spans.map((s) => s.pivotAt)) - Math.min(...spans.map((s) => s.markerAt));
-    const each = summary(spans.map((s) => s.pivotAt - s.markerAt));
+    const each = sampleStats(spans.map((s) => s.pivotAt - s.markerAt));
 
-    const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-    const line = (row: string[]) => `| ${row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join(' | ')} |`;
     console.log('');
-    console.log(line(rows[0]));
-    console.log(`|${widths.map((w, c) => (c === 0 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`);
-    for (const row of rows.slice(1)) console.log(line(row));
+    printTable(rows);
     console.log('');
     console.log(
       `${CONCURRENT.sessions} sessions compacting at once: ${f(CONCURRENT.sessions / (dbSpanMs / 1000))} jobs/s by the database clock ` +
@@ -255,14 +191,10 @@ async function main(): Promise<void> {
     console.log(`load average after: ${load()}`);
     console.log(`target p50 <= ${TARGET_P50_MS_100K} ms at 100k tokens: ${p50At100k <= TARGET_P50_MS_100K ? 'met' : 'MISSED'} (${f(p50At100k)} ms)`);
   } finally {
-    // The scratch tenant cascades to its keys, sessions, events and outbox rows.
-    await owner.query('DELETE FROM tenants WHERE tenant_id = $1', [tenantId]).catch((e) => console.error(`cleanup failed: ${e.message}`));
+    await deleteScratchTenant(owner, tenantId);
     await owner.end();
-    agent.destroy();
+    client.agent.destroy();
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.stack : error);
-  process.exit(1);
-});
+runBench(main);

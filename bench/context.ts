@@ -27,18 +27,26 @@
  *   npm run build && npm run bench:context
  *   BENCH_URL=http://127.0.0.1:3400 DATABASE_URL=postgres://postgres@127.0.0.1:5432/session_store node dist/bench/context.js
  */
-import http from 'node:http';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { Database } from '@app/database';
 import { composeSessionView, estimateMessageTokens, Message, renderContext } from '@app/domain';
 import { readWindow } from '@app/event-store';
-
-// A script: configuration comes straight from the environment.
-const BASE_URL = new URL(process.env.BENCH_URL ?? 'http://127.0.0.1:3000');
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
-const OWNER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/session_store';
+import {
+  BASE_URL,
+  benchClient,
+  createScratchTenant,
+  deleteScratchTenant,
+  expectStatus,
+  int,
+  nowMs,
+  OWNER_URL,
+  printTable,
+  requireLoopback,
+  runBench,
+  sampleStats,
+} from './support';
 
 const MODEL = 'gpt-4.1';
 const SYSTEM = 'You are a careful coding agent. Use the tools to inspect the repository before you change it.';
@@ -50,51 +58,10 @@ const SLICES = 5;
 const BREAKDOWN_ROUNDS = 200;
 const INSERT_BATCH = 2_000;
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-if (!LOOPBACK.has(BASE_URL.hostname)) {
-  throw new Error(`BENCH_URL must be a loopback address, got ${BASE_URL.hostname}`);
-}
+requireLoopback('BENCH_URL', BASE_URL);
 
-// ---------------------------------------------------------------- HTTP client
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-
-interface HttpResult {
-  status: number;
-  text: string;
-}
-
-function call(method: string, path: string, token: string, body?: unknown): Promise<HttpResult> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        method,
-        hostname: BASE_URL.hostname,
-        port: BASE_URL.port || 80,
-        path,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-function expectJson(result: HttpResult, status: number, what: string): any {
-  if (result.status !== status) throw new Error(`${what}: expected HTTP ${status}, got ${result.status}: ${result.text.slice(0, 500)}`);
-  return JSON.parse(result.text);
-}
+const client = benchClient(BASE_URL, { maxSockets: 4 });
+const { call } = client;
 
 // ---------------------------------------------------------------- the session log
 
@@ -230,27 +197,7 @@ async function fillSession(owner: Client, tenantId: string, sessionId: string, n
 
 // ---------------------------------------------------------------- measurements
 
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-
-function percentile(sorted: number[], p: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i];
-}
-
-interface Latency {
-  p50: number;
-  p99: number;
-  mean: number;
-  n: number;
-}
-
-function latency(samples: number[]): Latency {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((s, x) => s + x, 0) / sorted.length, n: sorted.length };
-}
-
 const f = (x: number, digits = 2) => x.toFixed(digits);
-const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
 interface BenchSession {
   size: number;
@@ -263,12 +210,7 @@ async function main(): Promise<void> {
   const [{ server_version: pgVersion }] = (await owner.query('SHOW server_version')).rows;
   const [{ shared_buffers: sharedBuffers }] = (await owner.query('SHOW shared_buffers')).rows;
 
-  const health = await call('GET', '/healthz', '');
-  if (health.status !== 200) throw new Error(`${BASE_URL.origin}/healthz answered ${health.status}; is the API running?`);
-
-  const tenant = expectJson(await call('POST', '/v1/admin/tenants', ADMIN_TOKEN, { name: `bench-context-${Date.now()}` }), 201, 'create tenant');
-  const tenantId: string = tenant.tenantId;
-  const key: string = tenant.apiKey.key;
+  const { tenantId, key } = await createScratchTenant(client, 'bench-context');
   const db = new Database(OWNER_URL, 2, 'bench-context-breakdown');
 
   try {
@@ -279,7 +221,7 @@ async function main(): Promise<void> {
     const sessions: BenchSession[] = [];
     for (const size of SIZES) {
       const t0 = nowMs();
-      const created = expectJson(await call('POST', '/v1/sessions', key, { model: MODEL, system: SYSTEM }), 201, 'create session');
+      const created = expectStatus(await call('POST', '/v1/sessions', key, { model: MODEL, system: SYSTEM }), 201, 'create session');
       await fillSession(owner, tenantId, created.id, size);
       sessions.push({ size, id: created.id });
       console.log(`session of ${int(size)} events written in ${f((nowMs() - t0) / 1000, 1)} s`);
@@ -290,7 +232,7 @@ async function main(): Promise<void> {
     // Same window everywhere: the rendered context has the same messages, bar the ids and seqs.
     const shapes = new Set<string>();
     for (const s of sessions) {
-      const ctx = expectJson(await call('GET', `/v1/sessions/${s.id}/context?format=openai`, key), 200, `context of ${s.size}`);
+      const ctx = expectStatus(await call('GET', `/v1/sessions/${s.id}/context?format=openai`, key), 200, `context of ${s.size}`);
       if (ctx.headSeq !== s.size || ctx.pivotSeq !== s.size - WINDOW) {
         throw new Error(`session of ${s.size}: headSeq ${ctx.headSeq}, pivotSeq ${ctx.pivotSeq}; the fill did not take`);
       }
@@ -373,12 +315,12 @@ async function main(): Promise<void> {
     const phases = new Map(
       SIZES.map((s) => {
         const a = acc.get(s)!;
-        return [s, { sql: latency(a.sql), compose: latency(a.compose), render: latency(a.render), json: latency(a.json) }];
+        return [s, { sql: sampleStats(a.sql), compose: sampleStats(a.compose), render: sampleStats(a.render), json: sampleStats(a.json) }];
       }),
     );
 
     // ------------------------------------------------------------ report
-    const stats = new Map(SIZES.map((s) => [s, { ours: latency(ours.get(s)!), raw: latency(raw.get(s)!) }]));
+    const stats = new Map(SIZES.map((s) => [s, { ours: sampleStats(ours.get(s)!), raw: sampleStats(raw.get(s)!) }]));
     const rows: string[][] = [
       ['events', 'window', 'context p50 (ms)', 'context p99 (ms)', 'raw read-all p50 (ms)', 'raw read-all p99 (ms)', 'raw p50 / context p50'],
       ...SIZES.map((size) => {
@@ -386,12 +328,8 @@ async function main(): Promise<void> {
         return [int(size), `${WINDOW} msgs`, f(o.p50), f(o.p99), f(r.p50), f(r.p99), `${f(r.p50 / o.p50, 1)}x`];
       }),
     ];
-    const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-    const line = (r: string[]) => `| ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join(' | ')} |`;
     console.log('');
-    console.log(line(rows[0]));
-    console.log(`|${widths.map((w, c) => (c === 0 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`);
-    for (const r of rows.slice(1)) console.log(line(r));
+    printTable(rows);
     console.log('');
     console.log('where one read goes (in process, p50 ms): readWindow SQL / compose (fold, normalize, trim, tokens) / render openai / JSON.stringify');
     for (const size of SIZES) {
@@ -413,14 +351,10 @@ async function main(): Promise<void> {
     console.log(`target p50 <= 10 ms for the ${WINDOW}-message window: ${worstP50 <= 10 ? 'met' : 'MISSED'} (worst size ${f(worstP50)} ms)`);
   } finally {
     await db.close().catch(() => undefined);
-    // The scratch tenant cascades to its keys, sessions and events.
-    await owner.query('DELETE FROM tenants WHERE tenant_id = $1', [tenantId]).catch((e) => console.error(`cleanup failed: ${e.message}`));
+    await deleteScratchTenant(owner, tenantId);
     await owner.end();
-    agent.destroy();
+    client.agent.destroy();
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.stack : error);
-  process.exit(1);
-});
+runBench(main);

@@ -29,11 +29,19 @@ import { Client } from 'pg';
 import { Database } from '@app/database';
 import { composeSessionView, heuristicDigest, PRESETS, selectArchive, selectPrune, StoredEvent } from '@app/domain';
 import { readWindow } from '@app/event-store';
-
-// A script: configuration comes straight from the environment.
-const BASE_URL = new URL(process.env.BENCH_URL ?? 'http://127.0.0.1:3000');
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
-const OWNER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/session_store';
+import {
+  BASE_URL,
+  benchClient,
+  createScratchTenant,
+  deleteScratchTenant,
+  expectStatus,
+  IDLE_SOCKET_TIMEOUT_MS,
+  nowMs,
+  OWNER_URL,
+  requireLoopback,
+  runBench,
+  sampleStats,
+} from './support';
 
 const MODEL = 'gpt-4.1';
 const TURNS = 100;
@@ -42,23 +50,10 @@ const SESSIONS = { warmup: 2, measured: 10 };
 const PURE_RUNS = { warmup: 20, measured: 200 };
 const SQL_RUNS = { warmup: 5, measured: 50 };
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-if (!LOOPBACK.has(BASE_URL.hostname)) throw new Error(`BENCH_URL must be a loopback address, got ${BASE_URL.hostname}`);
+requireLoopback('BENCH_URL', BASE_URL);
 
-async function call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(new URL(path, BASE_URL), {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-function expectStatus(result: { status: number; body: any }, status: number, what: string): any {
-  if (result.status !== status) throw new Error(`${what}: HTTP ${result.status} ${JSON.stringify(result.body).slice(0, 500)}`);
-  return result.body;
-}
+const client = benchClient(BASE_URL, { timeout: IDLE_SOCKET_TIMEOUT_MS });
+const { call } = client;
 
 /** A test run's log lines: distinct per use, so the cache stores 1,000 contents, not one. */
 function toolOutput(turn: number, use: number): string {
@@ -88,12 +83,6 @@ async function fillSession(key: string, config: Record<string, unknown>): Promis
   return created.id;
 }
 
-const nowMs = () => performance.now();
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const stats = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), max: sorted[sorted.length - 1], n: sorted.length };
-};
 const f = (x: number, digits = 2) => x.toFixed(digits);
 
 async function pruneRuns(key: string, name: string, config: Record<string, unknown>, check: (report: any) => string) {
@@ -114,7 +103,7 @@ async function pruneRuns(key: string, name: string, config: Record<string, unkno
     first.push(t1 - t0);
     second.push(t2 - t1);
   }
-  return { name, first: stats(first), second: stats(second), detail };
+  return { name, first: sampleStats(first), second: sampleStats(second), detail };
 }
 
 async function timed(name: string, run: () => unknown, runs = PURE_RUNS) {
@@ -125,17 +114,14 @@ async function timed(name: string, run: () => unknown, runs = PURE_RUNS) {
     await run();
     samples.push(nowMs() - t0);
   }
-  return { name, ...stats(samples) };
+  return { name, ...sampleStats(samples) };
 }
 
 async function main(): Promise<void> {
   const owner = new Client({ connectionString: OWNER_URL, application_name: 'bench-prune' });
   await owner.connect();
   const [{ server_version: pgVersion }] = (await owner.query('SHOW server_version')).rows;
-  if ((await call('GET', '/healthz', '')).status !== 200) throw new Error(`${BASE_URL.origin}/healthz did not answer 200; is the API running?`);
-  const tenant = expectStatus(await call('POST', '/v1/admin/tenants', ADMIN_TOKEN, { name: `bench-prune-${Date.now()}` }), 201, 'create tenant');
-  const tenantId: string = tenant.tenantId;
-  const key: string = tenant.apiKey.key;
+  const { tenantId, key } = await createScratchTenant(client, 'bench-prune');
   const db = new Database(OWNER_URL, 2, 'bench-prune-pure');
   try {
     console.log(`bench/prune: ${BASE_URL.origin}, node ${process.version}, ${os.cpus().length} cpus, PostgreSQL ${pgVersion}`);
@@ -182,13 +168,11 @@ async function main(): Promise<void> {
     for (const r of rows) console.log(`| ${r.name} | ${r.n} | ${f(r.p50, 3)} | ${f(r.max, 3)} |`);
     console.log(`\nload average after: ${os.loadavg().map((x) => f(x)).join(' ')}`);
   } finally {
-    await owner.query('DELETE FROM tenants WHERE tenant_id = $1', [tenantId]).catch((e) => console.error(`cleanup failed: ${e.message}`));
+    await deleteScratchTenant(owner, tenantId);
     await owner.end();
     await db.close();
+    client.agent.destroy();
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.stack : error);
-  process.exit(1);
-});
+runBench(main);

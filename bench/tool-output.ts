@@ -30,6 +30,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { BenchClient, benchClient, expectStatus, nowMs } from './support';
 
 // A script: configuration comes straight from the environment.
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,7 +44,6 @@ const READ_RUNS = 30;
 const GREP_RUNS = 5;
 const GATES = { rssGrowthMiB: 64, readRatio: 2, grepSeconds: 2 };
 
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 // ---------------------------------------------------------------- the API process
@@ -107,42 +107,15 @@ function rssMiB(pid: number): number {
 
 // ---------------------------------------------------------------- HTTP
 
-let base = '';
-const agent = new http.Agent({ keepAlive: true });
-
-function call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${base}${path}`,
-      {
-        method,
-        agent,
-        headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
-      },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (d: Buffer) => parts.push(d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString() || 'null') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-function expectOk(result: { status: number; body: any }, status: number, what: string): any {
-  if (result.status !== status) throw new Error(`${what}: HTTP ${result.status} ${JSON.stringify(result.body)}`);
-  return result.body;
-}
+// Set once the API listens on its free port.
+let client: BenchClient;
 
 /** Sends `data` chunked (no Content-Length), 64 KiB per write, with backpressure. */
 function uploadStream(token: string, sessionId: string, data: Buffer): Promise<any> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      `${base}/v1/sessions/${sessionId}/tool-outputs`,
-      { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' } },
+      `${client.base.origin}/v1/sessions/${sessionId}/tool-outputs`,
+      { method: 'POST', agent: client.agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' } },
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (d: Buffer) => parts.push(d));
@@ -211,15 +184,15 @@ async function measureUpload(pid: number, key: string, sessionId: string, data: 
 async function main(): Promise<void> {
   const dbName = `sst_bench_tool_output_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
+  client = benchClient(new URL(`http://127.0.0.1:${port}`));
   console.log(`tool-output bench: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; scratch database ${dbName}`);
   const api = await startApi(dbName, port);
   let failed = false;
   try {
-    const tenant = expectOk(await call('POST', '/v1/admin/tenants', ADMIN_TOKEN, { name: 'bench' }), 201, 'tenant');
+    const tenant = expectStatus(await client.call('POST', '/v1/admin/tenants', ADMIN_TOKEN, { name: 'bench' }), 201, 'tenant');
     const key: string = tenant.apiKey.key;
     const sessionId = 'bench';
-    expectOk(await call('POST', '/v1/sessions', key, { id: sessionId, model: 'gpt-4.1' }), 201, 'session');
+    expectStatus(await client.call('POST', '/v1/sessions', key, { id: sessionId, model: 'gpt-4.1' }), 201, 'session');
 
     // A first upload into the fresh process, for the record: its RSS growth includes one-time heap and
     // allocator growth (V8 collects Buffer garbage only once ~64 MiB of it has piled up).
@@ -230,9 +203,9 @@ async function main(): Promise<void> {
     );
     // Warm-up: every code path once, on a smaller output.
     const warm = await uploadStream(key, sessionId, logLines(16 * MIB, 'warm-up'));
-    for (const offset of [1, warm.ref.line_count - 99]) await call('GET', `/v1/tool-outputs/${warm.ref.id}?offset=${offset}&limit=100`, key);
-    await call('GET', `/v1/tool-outputs/${warm.ref.id}/grep?pattern=NEEDLE`, key);
-    await call('GET', `/v1/tool-outputs/${warm.ref.id}/grep?pattern=${encodeURIComponent('status=503 latency=99\\dms')}`, key);
+    for (const offset of [1, warm.ref.line_count - 99]) await client.call('GET', `/v1/tool-outputs/${warm.ref.id}?offset=${offset}&limit=100`, key);
+    await client.call('GET', `/v1/tool-outputs/${warm.ref.id}/grep?pattern=NEEDLE`, key);
+    await client.call('GET', `/v1/tool-outputs/${warm.ref.id}/grep?pattern=${encodeURIComponent('status=503 latency=99\\dms')}`, key);
 
     console.log(`  API RSS after the warm-up (16 MiB upload, reads, greps): ${rssMiB(api.pid!).toFixed(0)} MiB`);
 
@@ -256,7 +229,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < READ_RUNS + 5; i++) {
       for (const [which, offset] of [['start', 1], ['end', lastOffset]] as const) {
         const started = nowMs();
-        const page = expectOk(await call('GET', `/v1/tool-outputs/${ref.id}?offset=${offset}&limit=100`, key), 200, 'read');
+        const page = expectStatus(await client.call('GET', `/v1/tool-outputs/${ref.id}?offset=${offset}&limit=100`, key), 200, 'read');
         const ms = nowMs() - started;
         if (page.lineCount !== 100) throw new Error(`read at ${offset}: ${page.lineCount} lines`);
         if (i >= 5) ends[which].push(ms);
@@ -275,8 +248,8 @@ async function main(): Promise<void> {
       const times: number[] = [];
       for (let i = 0; i < GREP_RUNS; i++) {
         const started = nowMs();
-        const result = expectOk(
-          await call('GET', `/v1/tool-outputs/${ref.id}/grep?pattern=${encodeURIComponent(pattern)}&limit=1000`, key),
+        const result = expectStatus(
+          await client.call('GET', `/v1/tool-outputs/${ref.id}/grep?pattern=${encodeURIComponent(pattern)}&limit=1000`, key),
           200,
           'grep',
         );
@@ -307,7 +280,7 @@ async function main(): Promise<void> {
   } finally {
     api.kill('SIGTERM');
     await new Promise((r) => (api.exitCode !== null ? r(null) : api.once('exit', r)));
-    agent.destroy();
+    client.agent.destroy();
     await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
   if (failed) process.exitCode = 1;

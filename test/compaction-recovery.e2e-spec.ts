@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Client as PgClient } from 'pg';
@@ -7,28 +7,8 @@ import { agentSession } from './support/agent-script';
 import { Client } from './support/client';
 import { connectAs } from './support/database';
 import { LlmStub, startLlmStub } from './support/llm-stub';
+import { startRedis, stopRedis } from './support/redis-server';
 import { freePort, startService, TestService, waitFor } from './support/service';
-
-/** A private redis-server this spec can stop and start without disturbing other specs. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await waitFor(async () => {
-    const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    r.on('error', () => undefined);
-    try {
-      await r.connect();
-      return (await r.ping()) === 'PONG';
-    } finally {
-      r.disconnect();
-    }
-  }, 'redis-server');
-  return child;
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  child.kill('SIGKILL');
-  await new Promise((r) => child.once('exit', r));
-}
 
 /**
  * Compaction when things break (reliability notes T3.1, T3.2, T3.3): a
@@ -67,7 +47,7 @@ describe('compaction recovery', () => {
     await owner?.end();
     await service?.stop();
     await stub?.close();
-    if (redis?.exitCode === null) await stopRedis(redis);
+    if (redis) await stopRedis(redis);
   });
 
   const completions = async (sessionId: string) =>

@@ -1,31 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Client as PgClient } from 'pg';
 import { connectAs } from './support/database';
 import { Client } from './support/client';
+import { startRedis, stopRedis } from './support/redis-server';
 import { freePort, startService, TestService, waitFor } from './support/service';
-
-/** A private redis-server this spec can stop and start without disturbing other specs. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await waitFor(async () => {
-    const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    r.on('error', () => undefined);
-    try {
-      await r.connect();
-      return (await r.ping()) === 'PONG';
-    } finally {
-      r.disconnect();
-    }
-  }, 'redis-server');
-  return child;
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  child.kill('SIGKILL');
-  await new Promise((r) => child.once('exit', r));
-}
 
 describe('outbox → BullMQ → worker', () => {
   let service: TestService;
@@ -44,7 +24,7 @@ describe('outbox → BullMQ → worker', () => {
   afterAll(async () => {
     await owner?.end();
     await service?.stop();
-    if (redis?.exitCode === null) await stopRedis(redis);
+    if (redis) await stopRedis(redis);
   });
 
   async function jobState(jobId: string): Promise<string | undefined> {

@@ -1,5 +1,5 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingMessage } from 'node:http';
+import { anthropicError, anthropicMessage, chatCompletion, openAIError, send, startStubServer, StubServer } from './provider-wire';
 
 /**
  * A local LLM provider for the summarizers: OpenAI Chat Completions
@@ -29,27 +29,9 @@ export interface LlmRequest {
   problems: string[];
 }
 
-export interface LlmStub {
-  /** http://127.0.0.1:<port>; the OpenAI base URL is this plus /v1. */
-  url: string;
+/** The OpenAI base URL is `url` plus /v1. */
+export interface LlmStub extends StubServer {
   requests: LlmRequest[];
-  close: () => Promise<void>;
-}
-
-const send = (res: ServerResponse, status: number, body: unknown) => {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-};
-
-async function readJson(req: IncomingMessage): Promise<any> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 const textOf = (content: unknown): string =>
@@ -96,29 +78,11 @@ function parseRequest(path: string, body: any, headers: IncomingMessage['headers
 }
 
 function errorBody(api: LlmRequest['api'], type: string, message: string, code: string | null = null) {
-  return api === 'openai' ? { error: { message, type, param: null, code } } : { type: 'error', error: { type, message } };
+  return api === 'openai' ? openAIError(message, type, code) : anthropicError(message, type);
 }
 
 function answer(api: LlmRequest['api'], model: string, text: string) {
-  return api === 'openai'
-    ? {
-        id: 'chatcmpl-stub',
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
-        usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
-      }
-    : {
-        id: 'msg_stub',
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [{ type: 'text', text }],
-        stop_reason: 'end_turn',
-        stop_sequence: null,
-        usage: { input_tokens: 10, output_tokens: 10 },
-      };
+  return api === 'openai' ? chatCompletion(model, text) : anthropicMessage(model, text);
 }
 
 export const stubSummary = (request: Pick<LlmRequest, 'api' | 'messages'>) =>
@@ -126,9 +90,7 @@ export const stubSummary = (request: Pick<LlmRequest, 'api' | 'messages'>) =>
 
 export async function startLlmStub(): Promise<LlmStub> {
   const requests: LlmRequest[] = [];
-  const server: Server = createServer(async (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    const body = await readJson(req);
+  const server = await startStubServer((req, res, path, body) => {
     const request = req.method === 'POST' ? parseRequest(path, body, req.headers) : null;
     if (!request) return send(res, 404, errorBody('openai', 'not_found', `no route ${req.method} ${path}`));
     requests.push(request);
@@ -155,15 +117,5 @@ export async function startLlmStub(): Promise<LlmStub> {
     }
     return ok();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  return { ...server, requests };
 }

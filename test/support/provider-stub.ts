@@ -1,6 +1,6 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingMessage } from 'node:http';
 import { validateAnthropicRequest, validateOpenAIChatMessages, validateOpenAIResponsesInput } from '@app/domain';
+import { anthropicError, anthropicMessage, chatCompletion, openAIError, send, startStubServer, StubServer } from './provider-wire';
 
 /**
  * A local stand-in for the three provider APIs the context formats target:
@@ -20,11 +20,8 @@ export interface StubRequest {
   problems: string[];
 }
 
-export interface ProviderStub {
-  /** http://127.0.0.1:<port> */
-  url: string;
+export interface ProviderStub extends StubServer {
   requests: StubRequest[];
-  close: () => Promise<void>;
 }
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -312,30 +309,11 @@ function checkAnthropicRequest(body: any, headers: IncomingMessage['headers']): 
 
 // --------------------------------------------------------------------- server
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-const now = () => Math.floor(Date.now() / 1000);
-
-function chatCompletion(model: string) {
-  return {
-    id: 'chatcmpl-stub',
-    object: 'chat.completion',
-    created: now(),
-    model,
-    choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  };
-}
-
 function response(model: string) {
   return {
     id: 'resp_stub',
     object: 'response',
-    created_at: now(),
+    created_at: Math.floor(Date.now() / 1000),
     status: 'completed',
     error: null,
     incomplete_details: null,
@@ -351,39 +329,9 @@ function response(model: string) {
   };
 }
 
-function anthropicMessage(model: string) {
-  return {
-    id: 'msg_stub',
-    type: 'message',
-    role: 'assistant',
-    model,
-    content: [{ type: 'text', text: 'ok' }],
-    stop_reason: 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
-  };
-}
-
-const openAIError = (message: string) => ({ error: { message, type: 'invalid_request_error', param: null, code: null } });
-const anthropicError = (message: string) => ({ type: 'error', error: { type: 'invalid_request_error', message } });
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function startProviderStub(): Promise<ProviderStub> {
   const requests: StubRequest[] = [];
-  const server: Server = createServer(async (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    const raw = await readBody(req);
-    let body: any;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = undefined;
-    }
+  const server = await startStubServer((req, res, path, body) => {
     const route = req.method === 'POST' ? path : '';
     const check =
       route === '/v1/chat/completions'
@@ -398,19 +346,9 @@ export async function startProviderStub(): Promise<ProviderStub> {
     requests.push({ path, headers: req.headers, body, problems });
     const anthropic = route === '/v1/messages';
     if (problems.length > 0) return send(res, 400, anthropic ? anthropicError(problems.join('; ')) : openAIError(problems.join('; ')));
-    if (route === '/v1/chat/completions') return send(res, 200, chatCompletion(body.model));
+    if (route === '/v1/chat/completions') return send(res, 200, chatCompletion(body.model, 'ok'));
     if (route === '/v1/responses') return send(res, 200, response(body.model));
-    return send(res, 200, anthropicMessage(body.model));
+    return send(res, 200, anthropicMessage(body.model, 'ok'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  return { ...server, requests };
 }

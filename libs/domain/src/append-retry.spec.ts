@@ -1,15 +1,6 @@
 import { classifyAppendRetry, ExistingEventMatch, versionConflict } from './append-retry';
 import { DomainError } from './errors';
-
-function errorOf(work: () => unknown): DomainError {
-  try {
-    work();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a DomainError, nothing was thrown');
-}
+import { errorOf } from './testing/expect-domain-error';
 
 const stored = (id: string, seq: number, sameBody = true): ExistingEventMatch => ({ id, seq, sameBody });
 

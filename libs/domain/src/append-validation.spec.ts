@@ -1,16 +1,6 @@
 import { parseAppendBatch, parseClientEvent, ID_PATTERN } from './append-validation';
-import { DomainError } from './errors';
 import { CLIENT_EVENT_TYPES, EVENT_TYPES } from './events';
-
-function errorOf(work: () => unknown): DomainError {
-  try {
-    work();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a DomainError, nothing was thrown');
-}
+import { errorOf } from './testing/expect-domain-error';
 
 /** Deterministic ids for events the client left without one. */
 function idSource() {

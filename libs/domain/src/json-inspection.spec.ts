@@ -1,16 +1,5 @@
-import { DomainError } from './errors';
 import { assertSafeJson, assertSafeString } from './json-inspection';
-
-/** The DomainError `work` throws (fails the test when it throws nothing or something else). */
-function errorOf(work: () => unknown): DomainError {
-  try {
-    work();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a DomainError, nothing was thrown');
-}
+import { errorOf } from './testing/expect-domain-error';
 
 /** `depth` nested arrays around a leaf, built iteratively (a recursive builder would itself overflow). */
 function nestedArrays(depth: number, leaf: unknown = 1): unknown {

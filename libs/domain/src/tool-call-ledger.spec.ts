@@ -1,16 +1,6 @@
-import { DomainError } from './errors';
 import { NewEvent, Part, Role } from './events';
 import { applyToolCallLedger, KnownToolCall, referencedCallIds } from './tool-call-ledger';
-
-function errorOf(work: () => unknown): DomainError {
-  try {
-    work();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a DomainError, nothing was thrown');
-}
+import { errorOf } from './testing/expect-domain-error';
 
 let n = 0;
 const message = (role: Role, ...parts: Part[]): NewEvent => {

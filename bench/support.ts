@@ -1,0 +1,143 @@
+/**
+ * What the benchmarks share: their configuration, a keep-alive HTTP client,
+ * the scratch tenant and the statistics they report.
+ */
+import http from 'node:http';
+import { Client } from 'pg';
+
+// Scripts: configuration comes straight from the environment.
+export const BASE_URL = new URL(process.env.BENCH_URL ?? 'http://127.0.0.1:3000');
+export const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-admin-token-change-me';
+export const OWNER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/session_store';
+
+// '' is a pg URL without a host: the local Unix socket.
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1', '']);
+
+/** A benchmark only ever talks to this machine. */
+export function requireLoopback(name: string, url: URL): void {
+  if (!LOOPBACK.has(url.hostname)) throw new Error(`${name} must be a loopback address, got ${url.hostname}`);
+}
+
+// ---------------------------------------------------------------- HTTP client
+
+export interface HttpResult {
+  status: number;
+  /** The raw body: parsing it is left to expectStatus, so a timed call that only checks the status does not pay for it. */
+  text: string;
+}
+
+export interface BenchClient {
+  base: URL;
+  agent: http.Agent;
+  call: (method: string, path: string, token: string, body?: unknown) => Promise<HttpResult>;
+}
+
+/**
+ * Agent `timeout` for runs with idle gaps: idle sockets are dropped after 3 s, before the server's 5 s
+ * keep-alive timeout closes them, since reusing one the server is closing fails with "socket hang up".
+ * (Node 20's agent ignores the server's Keep-Alive hint unless `timeout` is set.)
+ */
+export const IDLE_SOCKET_TIMEOUT_MS = 3000;
+
+/** A keep-alive client for `base`; each benchmark sizes the agent for its own concurrency. */
+export function benchClient(base: URL, agentOptions: http.AgentOptions = {}): BenchClient {
+  const agent = new http.Agent({ ...agentOptions, keepAlive: true });
+  const call = (method: string, path: string, token: string, body?: unknown) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    return new Promise<HttpResult>((resolve, reject) => {
+      const req = http.request(
+        {
+          agent,
+          method,
+          hostname: base.hostname,
+          port: base.port || 80,
+          path,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  };
+  return { base, agent, call };
+}
+
+/** The parsed JSON body (undefined when empty) if the status is the expected one. */
+export function expectStatus(result: HttpResult, status: number, what: string): any {
+  if (result.status !== status) throw new Error(`${what}: expected HTTP ${status}, got ${result.status}: ${result.text.slice(0, 500)}`);
+  return result.text ? JSON.parse(result.text) : undefined;
+}
+
+// ---------------------------------------------------------------- scratch tenant
+
+/** Checks that the API answers, then creates the tenant the run works in. */
+export async function createScratchTenant(client: BenchClient, name: string): Promise<{ tenantId: string; key: string }> {
+  const health = await client.call('GET', '/healthz', '');
+  if (health.status !== 200) throw new Error(`${client.base.origin}/healthz answered ${health.status}; is the API running?`);
+  const tenant = expectStatus(await client.call('POST', '/v1/admin/tenants', ADMIN_TOKEN, { name: `${name}-${Date.now()}` }), 201, 'create tenant');
+  return { tenantId: tenant.tenantId, key: tenant.apiKey.key };
+}
+
+/** The scratch tenant cascades to its keys, sessions, events and outbox rows; a failure is reported, not thrown. */
+export async function deleteScratchTenant(owner: Client, tenantId: string): Promise<void> {
+  await owner.query('DELETE FROM tenants WHERE tenant_id = $1', [tenantId]).catch((e) => console.error(`cleanup failed: ${e.message}`));
+}
+
+// ---------------------------------------------------------------- measurements
+
+export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** Nearest-rank percentile of ascending `sorted`. */
+export function percentile(sorted: number[], p: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export interface Stats {
+  p50: number;
+  p99: number;
+  mean: number;
+  max: number;
+  n: number;
+}
+
+export function sampleStats(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: sorted.reduce((s, x) => s + x, 0) / sorted.length,
+    max: sorted[sorted.length - 1],
+    n: sorted.length,
+  };
+}
+
+// ---------------------------------------------------------------- report
+
+export const int = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** A Markdown table: the first row is the header; the first column is left-aligned, the others right-aligned. */
+export function printTable(rows: string[][]): void {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const line = (r: string[]) => `| ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join(' | ')} |`;
+  console.log(line(rows[0]));
+  console.log(`|${widths.map((w, c) => (c === 0 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`);
+  for (const r of rows.slice(1)) console.log(line(r));
+}
+
+/** Runs a benchmark's main; any failure prints its stack and exits 1. */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((error) => {
+    console.error(error instanceof Error ? error.stack : error);
+    process.exit(1);
+  });
+}
