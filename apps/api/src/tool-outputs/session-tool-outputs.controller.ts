@@ -34,6 +34,31 @@ async function* bodyPieces(req: Readable): AsyncGenerator<Buffer> {
   }
 }
 
+/** How much of a refused upload's remaining body is read (and dropped) so the client gets the answer. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 10_000;
+
+function discardRest(req: Request, maxBytes: number, maxMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', count);
+      resolve();
+    };
+    const count = (piece: Buffer) => {
+      seen += piece.length;
+      if (seen > maxBytes) done();
+    };
+    const timer = setTimeout(done, maxMs);
+    req.on('data', count);
+    req.once('end', done);
+    req.once('error', done);
+    req.once('close', done);
+    req.resume();
+  });
+}
+
 /** A session's side of the cache: streamed uploads, and the tool calls its model makes. */
 @ApiTags('tool-outputs')
 @ApiBearerAuth()
@@ -66,11 +91,12 @@ export class SessionToolOutputsController {
       res.status(201);
       return result;
     } catch (error) {
-      // Refused before the whole body was read (too large, session gone): the rest is discarded as it
-      // arrives, so the client finishes sending and reads the answer, and the connection then closes.
+      // Refused before the whole body was read (too large, session gone). Answering at once and
+      // closing makes a client still sending fail with EPIPE instead of reading the answer, so a
+      // bounded rest of the body is read and discarded first; beyond that bound, the connection is cut.
       if (!req.complete) {
         res.setHeader('connection', 'close');
-        req.resume();
+        await discardRest(req, DISCARD_LIMIT_BYTES, DISCARD_LIMIT_MS);
       }
       throw error;
     }
