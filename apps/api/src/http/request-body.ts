@@ -1,0 +1,57 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * The request body, piece by piece, with backpressure. Unlike `for await` on
+ * the request itself, stopping early does not destroy the request (and with
+ * it the socket), so the error response still reaches the client.
+ */
+export async function* bodyPieces(req: Readable): AsyncGenerator<Buffer> {
+  for (;;) {
+    const piece: Buffer | null = req.read();
+    if (piece !== null) {
+      yield piece;
+      continue;
+    }
+    if (req.readableEnded) return;
+    await new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        req.off('readable', onReadable).off('end', onReadable).off('error', settle).off('close', onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onReadable = () => settle();
+      const onClose = () => settle(req.readableEnded ? undefined : new Error('the client closed the upload'));
+      req.on('readable', onReadable).on('end', onReadable).on('error', settle).on('close', onClose);
+    });
+  }
+}
+
+/** How much of a refused upload's remaining body is read (and dropped) so the client gets the answer. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 10_000;
+
+/**
+ * Reads and drops what is left of a refused request body, up to a bound.
+ * Answering at once and closing makes a client still sending fail with EPIPE
+ * instead of reading the answer; past the bound the connection is cut anyway.
+ */
+export function discardRest(req: Readable, maxBytes = DISCARD_LIMIT_BYTES, maxMs = DISCARD_LIMIT_MS): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', count);
+      resolve();
+    };
+    const count = (piece: Buffer) => {
+      seen += piece.length;
+      if (seen > maxBytes) done();
+    };
+    const timer = setTimeout(done, maxMs);
+    req.on('data', count);
+    req.once('end', done);
+    req.once('error', done);
+    req.once('close', done);
+    req.resume();
+  });
+}
