@@ -48,8 +48,8 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   app.enableShutdownHooks();
   const server = app.getHttpServer();
-  // Slow-loris guard: whole request within 30 s, headers within 10 s.
-  server.requestTimeout = 30_000;
+  // Slow-loris guard: headers within 10 s, the whole request (a large upload included) within the configured time.
+  server.requestTimeout = config.http.requestTimeoutMs;
   server.headersTimeout = 10_000;
   Logger.log(`API configured (body limit ${config.http.maxBodyBytes} bytes)`, 'Bootstrap');
   return app;

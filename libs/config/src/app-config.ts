@@ -3,7 +3,7 @@ export interface AppConfig {
   env: 'development' | 'production' | 'test';
   database: { ownerUrl: string; appUrl: string; sweeperUrl: string; gcUrl: string; poolSize: number };
   redis: { url: string; prefix: string };
-  http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number };
+  http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number; requestTimeoutMs: number };
   adminToken: string;
   limits: { maxEventsPerAppend: number; maxPageSize: number };
   auth: { apiKeyCacheTtlMs: number };

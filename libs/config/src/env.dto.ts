@@ -54,6 +54,10 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(8) @Max(512)
   MAX_JSON_DEPTH = 64;
 
+  /** A whole request, body included, must arrive within this (headers within 10 s): long enough for a 200 MB upload. */
+  @Transform(toInt) @IsInt() @Min(1000)
+  HTTP_REQUEST_TIMEOUT_MS = 120_000;
+
   @Transform(toInt) @IsInt() @Min(1) @Max(10000)
   MAX_EVENTS_PER_APPEND = 1000;
 

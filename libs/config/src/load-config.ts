@@ -49,7 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       poolSize: dto.DB_POOL_SIZE,
     },
     redis: { url: dto.REDIS_URL, prefix: dto.QUEUE_PREFIX },
-    http: { host: dto.HOST, port: dto.PORT, maxBodyBytes: dto.MAX_BODY_BYTES, maxJsonDepth: dto.MAX_JSON_DEPTH },
+    http: { host: dto.HOST, port: dto.PORT, maxBodyBytes: dto.MAX_BODY_BYTES, maxJsonDepth: dto.MAX_JSON_DEPTH, requestTimeoutMs: dto.HTTP_REQUEST_TIMEOUT_MS },
     adminToken: dto.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     limits: { maxEventsPerAppend: dto.MAX_EVENTS_PER_APPEND, maxPageSize: dto.MAX_PAGE_SIZE },
     auth: { apiKeyCacheTtlMs: dto.API_KEY_CACHE_TTL_MS },
