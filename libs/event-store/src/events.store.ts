@@ -10,6 +10,13 @@ export interface ExistingEvent {
   payloadHash: Buffer;
 }
 
+/** The locked session's head and model. */
+export interface LockedSession {
+  headSeq: number;
+  model: string;
+  existing: ExistingEvent[];
+}
+
 /**
  * Locks the session row (the serialization point of appends). With
  * `eventIds`, also returns which of them are stored already, in a second
@@ -20,7 +27,7 @@ export async function lockSessionForAppend(
   tx: Tx,
   sessionId: string,
   eventIds?: string[],
-): Promise<{ headSeq: number; model: string; existing: ExistingEvent[] } | undefined> {
+): Promise<LockedSession | undefined> {
   const [row] = await tx.query('SELECT head_seq, model FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
   if (!row) return undefined;
   // One index probe per id. `event_id = ANY($2)` let the planner, whenever its

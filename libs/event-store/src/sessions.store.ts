@@ -48,16 +48,22 @@ export async function findSession(tx: Tx, sessionId: string): Promise<SessionRow
   return row ? toSession(row) : undefined;
 }
 
-/** The session's config overrides and its tenant's defaults: the inputs of resolveSessionConfig. */
+export interface SessionConfigs {
+  model: string;
+  config: Record<string, unknown>;
+  tenantConfig: Record<string, unknown>;
+}
+
+/** The session's model, config overrides and its tenant's defaults: the inputs of sessionSettings. */
 export async function readSessionConfigs(
   tx: Tx,
   sessionId: string,
-): Promise<{ config: Record<string, unknown>; tenantConfig: Record<string, unknown> } | undefined> {
+): Promise<SessionConfigs | undefined> {
   const [row] = await tx.query(
-    'SELECT s.config, t.config AS tenant_config FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1',
+    'SELECT s.model, s.config, t.config AS tenant_config FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1',
     [sessionId],
   );
-  return row ? { config: row.config, tenantConfig: row.tenant_config } : undefined;
+  return row ? { model: row.model, config: row.config, tenantConfig: row.tenant_config } : undefined;
 }
 
 export interface SessionCursor {

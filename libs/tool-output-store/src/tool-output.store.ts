@@ -46,18 +46,6 @@ function toRef(row: Record<string, any>): StoredRef {
   };
 }
 
-/** The configuration a session's views are built with (only read when a batch holds tool results). */
-export async function readSessionOutputSettings(
-  tx: Tx,
-  sessionId: string,
-): Promise<{ model: string; config: Record<string, unknown>; tenantConfig: Record<string, unknown> } | undefined> {
-  const [row] = await tx.query(
-    `SELECT s.model, s.config, t.config AS tenant_config FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1`,
-    [sessionId],
-  );
-  return row ? { model: row.model, config: row.config, tenantConfig: row.tenant_config } : undefined;
-}
-
 /** A ref of the tenant (RLS), optionally only if it belongs to `sessionId`. */
 export async function findRef(tx: Tx, refId: string, sessionId?: string): Promise<StoredRef | undefined> {
   const [row] = await tx.query(

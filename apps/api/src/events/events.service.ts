@@ -3,7 +3,19 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { AppendBatch, applyToolCallLedger, classifyAppendRetry, DomainError, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
-import { findSession, findToolCalls, insertEvents, isDuplicateEventId, lockSessionForAppend, OutboxRow, payloadHash, readEvents, recordToolCalls } from '@app/event-store';
+import {
+  findSession,
+  findToolCalls,
+  insertEvents,
+  isDuplicateEventId,
+  lockSessionForAppend,
+  OutboxRow,
+  payloadHash,
+  readEvents,
+  readSessionConfigs,
+  recordToolCalls,
+  SessionConfigs,
+} from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
 import { triggerAfterAppend } from '../compactions/compaction-trigger';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
@@ -80,7 +92,10 @@ export class EventsService {
         const callIds = referencedCallIds(batch.events);
         const ledger = applyToolCallLedger(batch.events, callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : []);
         // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
-        const stored = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events);
+        // The session's settings, read at most once per append and only by the steps that need them.
+        let configs: Promise<SessionConfigs> | undefined;
+        const configsOnce = () => (configs ??= readSessionConfigs(tx, sessionId).then((found) => found!));
+        const stored = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, configsOnce);
         const headSeq = await insertEvents(
           tx,
           sessionId,
@@ -97,7 +112,7 @@ export class EventsService {
         const trigger = await triggerAfterAppend(tx, tenantId, sessionId, seqOf(0), batch.events);
         outbox.push(...(trigger?.outbox ?? []));
         const compaction = trigger?.pendingMarkerSeq ? { compaction: { pendingMarkerSeq: trigger.pendingMarkerSeq } } : {};
-        if (await this.pruneScheduler.wantedAfter(tx, sessionId, batch.events)) pruneAfterSeq = trigger?.headSeq ?? headSeq;
+        if (await this.pruneScheduler.wantedAfter(batch.events, configsOnce)) pruneAfterSeq = trigger?.headSeq ?? headSeq;
         return {
           status: 201,
           body: { headSeq: trigger?.headSeq ?? headSeq, events: batch.events.map((e, i) => ({ id: e.id, seq: seqOf(i) })), ...compaction },

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Tx } from '@app/database';
 import { maintenanceWanted, NewEvent, resolveSessionConfig } from '@app/domain';
-import { readSessionConfigs } from '@app/event-store';
+import { SessionConfigs } from '@app/event-store';
 import { JobDispatcher, JobName, QueueName, SessionJobData, sessionJobId } from '@app/queue';
 
 /**
@@ -26,15 +25,15 @@ export class PruneScheduler {
 
   /**
    * In the append's transaction: whether the batch finishes a step of a
-   * session whose prune or archive can act. Every step, not only a turn's
+   * session whose prune or archive can act (`configs` is read only then). Every step, not only a turn's
    * last: Anthropic's clearing and seed 001's archiving act between the steps
    * of a turn, and OpenCode's protected turns keep a mid-turn run off the
    * working set.
    */
-  async wantedAfter(tx: Tx, sessionId: string, events: readonly NewEvent[]): Promise<boolean> {
+  async wantedAfter(events: readonly NewEvent[], configs: () => Promise<SessionConfigs>): Promise<boolean> {
     if (!events.some((event) => event.type === 'step.finished')) return false;
-    const configs = await readSessionConfigs(tx, sessionId);
-    return configs !== undefined && maintenanceWanted(resolveSessionConfig(null, configs.tenantConfig, configs.config));
+    const { config, tenantConfig } = await configs();
+    return maintenanceWanted(resolveSessionConfig(null, tenantConfig, config));
   }
 
   /**

@@ -98,7 +98,7 @@ export class SessionsService {
       const configs = locked && (await readSessionConfigs(tx, sessionId));
       if (!locked || !configs) throw sessionNotFound(sessionId);
       const config = applyConfigPatch(configs.config, patch) as Record<string, unknown>;
-      sessionSettings({ model: locked.model, config, tenantConfig: configs.tenantConfig });
+      sessionSettings({ ...configs, config });
       const event: NewEvent = { id: `config-changed-${locked.headSeq + 1}`, type: 'session.config_changed', data: { patch } };
       await insertEvents(tx, sessionId, locked.headSeq, [{ event, payloadHash: payloadHash(event), tokens: 0 }]);
       await updateSessionConfig(tx, sessionId, config);

@@ -28,7 +28,7 @@ import {
   viewWindowBytes,
   ViewPartsCollector,
 } from '@app/domain/tool-output';
-import { findSession } from '@app/event-store';
+import { findSession, readSessionConfigs, SessionConfigs } from '@app/event-store';
 import {
   attachRefs,
   createStagedContent,
@@ -43,7 +43,6 @@ import {
   readChunksFrom,
   readEndChunks,
   readRangeChunkMetas,
-  readSessionOutputSettings,
   refView,
   StoredChunk,
   StoredRef,
@@ -115,9 +114,15 @@ export class ToolOutputsService implements OnApplicationShutdown {
    * holding its in-context view, `outputRef` and `truncated`. A batch without
    * tool results costs no query. Refs that are unknown, or belong to another
    * session or tenant, are a 400 `unknown_output_ref` (the transaction then
-   * writes nothing).
+   * writes nothing). `configs` reads the session's settings, once per append.
    */
-  async prepareAppend(tx: Tx, sessionId: string, headSeq: number, events: readonly NewEvent[]): Promise<NewEvent[]> {
+  async prepareAppend(
+    tx: Tx,
+    sessionId: string,
+    headSeq: number,
+    events: readonly NewEvent[],
+    configs: () => Promise<SessionConfigs>,
+  ): Promise<NewEvent[]> {
     const results: ResultAt[] = [];
     events.forEach((event, eventIndex) => {
       if (event.type !== 'message.added') return;
@@ -127,9 +132,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
     });
     if (results.length === 0) return [...events];
 
-    const facts = await readSessionOutputSettings(tx, sessionId);
-    if (!facts) throw sessionNotFound(sessionId);
-    const { toolOutput } = sessionSettings(facts).config;
+    const { toolOutput } = sessionSettings(await configs()).config;
     const viewConfig = viewConfigOfSettings(toolOutput);
     const seqOf = (eventIndex: number) => headSeq + eventIndex + 1;
     const replaced = new Map<ResultAt, ToolResultPart>();
@@ -218,7 +221,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
     if (declaredBytes !== undefined && declaredBytes > maxBytes) throw tooLarge();
     return this.db
       .tenantTx(tenantId, async (tx) => {
-        const facts = await readSessionOutputSettings(tx, sessionId);
+        const facts = await readSessionConfigs(tx, sessionId);
         if (!facts) throw sessionNotFound(sessionId);
         const viewConfig = viewConfigOfSettings(sessionSettings(facts).config.toolOutput);
         const refId = newRefId();
