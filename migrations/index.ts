@@ -3,9 +3,10 @@ import { ModelView1763800000000 } from './1763800000000-model-view';
 import { ToolOutputs1763900000000 } from './1763900000000-tool-outputs';
 import { Compaction1764000000000 } from './1764000000000-compaction';
 import { ConfigChanges1764100000000 } from './1764100000000-config-changes';
+import { JobReconciler1764300000000 } from './1764300000000-job-reconciler';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
   Foundation1763700000000, ModelView1763800000000, ToolOutputs1763900000000, Compaction1764000000000,
-  ConfigChanges1764100000000,
+  ConfigChanges1764100000000, JobReconciler1764300000000,
 ];

@@ -26,12 +26,14 @@ export interface ProcessHandle {
   stop: () => Promise<void>;
 }
 
-function exited(child: ChildProcess): Promise<void> {
+export function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
 }
 
-function startProcess(app: 'api' | 'worker', env: Record<string, string>): ProcessHandle {
-  const child = spawn(process.execPath, [join(DIST, app, 'src', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** A built entry point (`api/src/main.js`, `cli/src/start-all.js`…) as a child process with its output captured. */
+export function startProcess(app: 'api' | 'worker' | 'supervisor', env: Record<string, string>): ProcessHandle {
+  const script = app === 'supervisor' ? join(DIST, 'cli', 'src', 'start-all.js') : join(DIST, app, 'src', 'main.js');
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output = (output + d).slice(-200_000)));
   child.stderr!.on('data', (d) => (output = (output + d).slice(-200_000)));
@@ -77,8 +79,11 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
  * The real service for one spec file: its own database (cloned from the
  * migrated template), its own BullMQ prefix, API and worker as child processes.
  */
-export async function startService(options: { env?: Record<string, string>; worker?: boolean; redisUrl?: string } = {}): Promise<TestService> {
-  const db = await createTestDatabase();
+export async function startService(
+  options: { env?: Record<string, string>; worker?: boolean; redisUrl?: string; database?: { url: string; drop: () => Promise<void> } } = {},
+): Promise<TestService> {
+  // A spec may bring its own database (a private cluster it crashes); the service migrates it at start.
+  const db = options.database ?? (await createTestDatabase());
   const port = await freePort();
   const prefix = `sst-test-${randomBytes(4).toString('hex')}`;
   const redisUrl = options.redisUrl ?? REDIS_URL;
@@ -91,6 +96,7 @@ export async function startService(options: { env?: Record<string, string>; work
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    WORKER_PORT: '0',
     OUTBOX_SWEEP_INTERVAL_MS: '200',
     OUTBOX_GRACE_MS: '500',
     ...options.env,
@@ -100,8 +106,10 @@ export async function startService(options: { env?: Record<string, string>; work
   await waitFor(async () => (await fetch(`${baseUrl}/healthz`)).ok, 'API /healthz', 30_000, api);
   const workers: ProcessHandle[] = [];
   const startWorker = async () => {
-    const worker = startProcess('worker', env);
-    await waitFor(async () => worker.output().includes('worker running'), 'worker start', 30_000, worker);
+    // The worker's health listener opens only after its BullMQ workers run, whatever LOG_LEVEL hides.
+    const workerPort = await freePort();
+    const worker = startProcess('worker', { ...env, WORKER_PORT: String(workerPort) });
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${workerPort}/healthz`)).ok, 'worker start', 30_000, worker);
     workers.push(worker);
     return worker;
   };

@@ -11,6 +11,7 @@ import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';
 import { AdminGuard, ApiKeyGuard } from './auth/guards';
+import { TenantRateLimiter } from './auth/tenant-rate-limiter';
 import { CompactionWaiter } from './compactions/compaction-waiter';
 import { CompactionsController } from './compactions/compactions.controller';
 import { CompactionsService } from './compactions/compactions.service';
@@ -39,7 +40,7 @@ export class ApiModule {
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule],
       controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController],
       providers: [
-        ApiKeysService, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter,
+        ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter,
         ToolOutputsService,
         PruneSession, PruneScheduler, PruneService,
         Metrics,

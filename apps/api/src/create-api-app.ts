@@ -1,26 +1,32 @@
-import { Logger, ValidationPipe } from '@nestjs/common';
+import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { AppConfig, logLevels } from '@app/config';
+import type { Logger } from 'pino';
+import { AppConfig } from '@app/config';
 import { invalid } from '@app/domain';
+import { PinoNestLogger } from '@app/logging';
 import { ApiModule } from './api.module';
 import { installBodyParsing } from './http/body-parsing';
+import { TimedExpressAdapter } from './http/http-server';
+import { requestIdAndLog, runWithLogContext } from './http/request-logging';
 import { ProblemFilter } from './http/problem.filter';
 import { SessionIdPipe } from './http/session-id.pipe';
 
-
 /** Builds the HTTP app (not listening). */
-export async function createApiApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), {
+export async function createApiApp(config: AppConfig, logger: Logger): Promise<NestExpressApplication> {
+  const adapter = new TimedExpressAdapter({ requestTimeoutMs: config.http.requestTimeoutMs, headersTimeoutMs: config.http.headersTimeoutMs });
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), adapter, {
     bodyParser: false,
     // Keeps each parsed body's bytes (req.rawBody) for the UTF-8 check in installBodyParsing.
     rawBody: true,
-    logger: logLevels(config.logLevel),
+    logger: new PinoNestLogger(logger),
   });
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(requestIdAndLog(logger));
   installBodyParsing(app, config);
+  app.use(runWithLogContext);
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(
     new SessionIdPipe(),
@@ -46,11 +52,5 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
-  app.enableShutdownHooks();
-  const server = app.getHttpServer();
-  // Slow-loris guard: headers within 10 s, the whole request (a large upload included) within the configured time.
-  server.requestTimeout = config.http.requestTimeoutMs;
-  server.headersTimeout = 10_000;
-  Logger.log(`API configured (body limit ${config.http.maxBodyBytes} bytes)`, 'Bootstrap');
   return app;
 }

@@ -1,18 +1,28 @@
 import 'reflect-metadata';
-import { loadConfig } from '@app/config';
-import { ensureDatabase, runMigrations } from '@app/database';
+import { loadConfigOrExit } from '@app/config';
+import { Database } from '@app/database';
+import { prepareDatabase, requireService, runProcess } from '@app/lifecycle';
+import { createLogger } from '@app/logging';
+import { probeRedis } from '@app/queue';
 import { createApiApp } from './create-api-app';
+import { drainHttpApp } from './http/http-server';
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  await ensureDatabase(config.database.ownerUrl);
-  await runMigrations(config.database.ownerUrl);
-  const app = await createApiApp(config);
-  await app.listen(config.http.port, config.http.host);
-  console.log(`session-store API listening on http://${config.http.host}:${config.http.port} (docs at /docs)`);
-}
+const config = loadConfigOrExit();
+const logger = createLogger({ level: config.logLevel, format: config.logFormat, service: 'api' });
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+void runProcess({
+  logger,
+  shutdownTimeoutMs: config.shutdownTimeoutMs,
+  start: async () => {
+    const { ownerUrl, appUrl } = config.database;
+    await prepareDatabase(ownerUrl);
+    const app = await createApiApp(config, logger);
+    await requireService('APP_DATABASE_URL', 'PostgreSQL', appUrl, 5432, () => app.get(Database).ping());
+    // Appends work without Redis (jobs wait in the outbox), so an unreachable Redis is a warning here, not a failure.
+    const redis = await probeRedis(config.redis.url);
+    if (redis) logger.warn(`REDIS_URL: Redis at ${redis.endpoint} is unreachable (${redis.cause}); appends are accepted and their jobs wait in the outbox`);
+    await app.listen(config.http.port, config.http.host);
+    logger.info({ host: config.http.host, port: config.http.port }, `session-store API listening on http://${config.http.host}:${config.http.port} (docs at /docs)`);
+    return (deadline) => drainHttpApp(app, deadline);
+  },
 });

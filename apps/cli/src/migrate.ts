@@ -1,15 +1,17 @@
-import { loadConfig } from '@app/config';
-import { ensureDatabase, runMigrations } from '@app/database';
+import { loadConfigOrExit } from '@app/config';
+import { prepareDatabase, runProcess } from '@app/lifecycle';
+import { createLogger } from '@app/logging';
 
 /** `npm run migrate`: create the database if absent and apply pending migrations. */
-async function main(): Promise<void> {
-  const config = loadConfig();
-  await ensureDatabase(config.database.ownerUrl);
-  const applied = await runMigrations(config.database.ownerUrl);
-  console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
-}
+const config = loadConfigOrExit();
+const logger = createLogger({ level: config.logLevel, format: config.logFormat, service: 'migrate' });
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+void runProcess({
+  logger,
+  shutdownTimeoutMs: config.shutdownTimeoutMs,
+  start: async () => {
+    const applied = await prepareDatabase(config.database.ownerUrl);
+    logger.info({ applied }, applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+    process.exit(0);
+  },
 });

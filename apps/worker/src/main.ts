@@ -1,21 +1,30 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { loadConfig } from '@app/config';
-import { ensureDatabase, runMigrations } from '@app/database';
-import { logLevels } from '@app/config';
+import { loadConfigOrExit } from '@app/config';
+import { prepareDatabase, requireService, runProcess } from '@app/lifecycle';
+import { createLogger, PinoNestLogger } from '@app/logging';
+import { probeRedis } from '@app/queue';
+import { WorkerHttp } from './worker-http';
 import { WorkerModule } from './worker.module';
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  await ensureDatabase(config.database.ownerUrl);
-  await runMigrations(config.database.ownerUrl);
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: logLevels(config.logLevel) });
-  app.enableShutdownHooks();
-  await app.init();
-  console.log('session-store worker running');
-}
+const config = loadConfigOrExit();
+const logger = createLogger({ level: config.logLevel, format: config.logFormat, service: 'worker' });
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+void runProcess({
+  logger,
+  shutdownTimeoutMs: config.shutdownTimeoutMs,
+  start: async () => {
+    const { ownerUrl } = config.database;
+    await prepareDatabase(ownerUrl);
+    // A worker can do nothing without Redis: refuse to start rather than sit there silently.
+    await requireService('REDIS_URL', 'Redis', config.redis.url, 6379, async () => {
+      const failure = await probeRedis(config.redis.url);
+      if (failure) throw new Error(failure.cause);
+    });
+    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: new PinoNestLogger(logger) });
+    await app.init();
+    const port = await app.get(WorkerHttp).listen();
+    logger.info({ healthPort: port }, 'session-store worker running');
+    return () => app.close();
+  },
 });

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
+import { within } from '@app/lifecycle';
 import { createRedis, JobName, QueueName } from '@app/queue';
 import { deleteOrphanContents, expireUnattachedRefs } from '@app/tool-output-store';
 
@@ -28,7 +29,7 @@ export class ToolOutputGc implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(GC_DB) private readonly db: Database,
   ) {
-    this.redis = createRedis(config.redis.url, 'worker');
+    this.redis = createRedis(config.redis.url, 'worker', 'gc');
     this.queue = new Queue(QueueName.Maintenance, { connection: this.redis, prefix: config.redis.prefix });
   }
 
@@ -58,7 +59,8 @@ export class ToolOutputGc implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.queue.close();
+    // BullMQ's close waits for Redis; a worker stopping during an outage must not.
+    await within(this.queue.close(), 2000, 'closing the GC queue').catch(() => undefined);
     this.redis.disconnect();
     await this.db.close();
   }

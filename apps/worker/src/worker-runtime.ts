@@ -1,15 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Worker } from 'bullmq';
+import { Job, Worker, WorkerOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
+import { within } from '@app/lifecycle';
+import { logContext } from '@app/logging';
 import { createRedis, OutboxRelay, QueueName } from '@app/queue';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
+import { SWEEPER_DB } from './worker-db';
+import { WorkerMetrics } from './worker-metrics';
 
-export const SWEEPER_DB = Symbol('SWEEPER_DB');
-
-const SHUTDOWN_GRACE_MS = 10_000;
+type Processor = (job: Job, signal?: AbortSignal) => Promise<unknown>;
 
 /**
  * Starts the BullMQ workers and the outbox sweeper, and stops them in order
@@ -29,31 +31,42 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutd
     private readonly relay: OutboxRelay,
     private readonly maintenance: MaintenanceProcessor,
     private readonly compaction: CompactionProcessor,
+    private readonly metrics: WorkerMetrics,
   ) {
     this.redis = createRedis(config.redis.url, 'worker');
   }
 
   onApplicationBootstrap(): void {
-    const worker = new Worker(QueueName.Maintenance, (job, _token, signal) => this.maintenance.process(job, signal), {
-      connection: this.redis,
-      prefix: this.config.redis.prefix,
-      concurrency: this.config.worker.concurrency,
-    });
-    worker.on('error', (error) => this.logger.warn(`worker: ${error.message}`));
-    this.workers.push(worker);
-    // Three parameters: BullMQ hands the processor an AbortSignal (cancelAllJobs on shutdown).
-    const compaction = new Worker(QueueName.Compaction, (job, _token, signal) => this.compaction.process(job, signal), {
-      connection: this.redis,
-      prefix: this.config.redis.prefix,
-      concurrency: this.config.worker.concurrency,
+    this.start(QueueName.Maintenance, (job, signal) => this.maintenance.process(job, signal), {});
+    this.start(QueueName.Compaction, (job, signal) => this.compaction.process(job, signal), {
       lockDuration: this.config.worker.lockDurationMs,
       stalledInterval: this.config.worker.stalledIntervalMs,
+      // A job whose worker died twice is likely what kills it: it fails, and the reconciler retries it a bounded number of times.
+      maxStalledCount: 1,
     });
-    compaction.on('error', (error) => this.logger.warn(`compaction worker: ${error.message}`));
-    compaction.on('failed', (job, error) => this.logger.warn(`compaction job ${job?.id} failed (attempt ${job?.attemptsMade}): ${error.message}`));
-    this.workers.push(compaction);
     this.sweepTimer = setInterval(() => this.sweepOnce(), this.config.outbox.sweepIntervalMs);
     this.logger.log(`worker started (prefix ${this.config.redis.prefix})`);
+  }
+
+  private start(queue: QueueName, process: Processor, options: Partial<WorkerOptions>): void {
+    // Three parameters: BullMQ hands the processor an AbortSignal (cancelAllJobs on shutdown).
+    // Every log line of the job carries its queue, id, tenant, session and marker.
+    const worker = new Worker(
+      queue,
+      (job, _token, signal) =>
+        logContext.run(
+          { queue, jobId: job.id, jobName: job.name, tenantId: job.data?.tenantId, sessionId: job.data?.sessionId, markerSeq: job.data?.markerSeq },
+          () => process(job, signal),
+        ),
+      { connection: this.redis, prefix: this.config.redis.prefix, concurrency: this.config.worker.concurrency, ...options },
+    );
+    // While Redis is down its connection reports the outage once per interval; BullMQ's own copies of the error are noise.
+    worker.on('error', (error) => this.redis.status === 'ready' && this.logger.warn(`${queue} worker: ${error.message}`));
+    worker.on('failed', (job, error) =>
+      this.logger.warn(`${queue} job ${job?.id} (session ${job?.data?.sessionId}, attempt ${job?.attemptsMade}) failed: ${error.message}`),
+    );
+    this.metrics.observe(worker, queue);
+    this.workers.push(worker);
   }
 
   private sweepOnce(): void {
@@ -65,12 +78,21 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutd
       .finally(() => (this.sweeping = undefined));
   }
 
+  /**
+   * Running jobs get half the shutdown time to finish; then their signal
+   * fires and they stop early (their markers stay pending, and the job is
+   * retried by another worker once its lock lapses). With Redis gone,
+   * nothing can be handed back, so the workers close at once.
+   */
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweepTimer);
-    // Running jobs get a grace period, then their signal fires: they fail fast and another worker retries them.
-    const grace = setTimeout(() => this.workers.forEach((w) => w.cancelAllJobs('shutdown')), SHUTDOWN_GRACE_MS);
-    await Promise.all(this.workers.map((w) => w.close()));
-    clearTimeout(grace);
+    const budget = this.config.shutdownTimeoutMs;
+    const cancel = setTimeout(() => this.workers.forEach((w) => w.cancelAllJobs('shutdown')), budget / 2);
+    const force = this.redis.status !== 'ready';
+    await within(Promise.all(this.workers.map((w) => w.close(force))), budget * 0.7, 'closing the BullMQ workers').catch((error: Error) =>
+      this.logger.warn(error.message),
+    );
+    clearTimeout(cancel);
     await this.sweeping;
     await this.sweeperDb.close();
     this.redis.disconnect();

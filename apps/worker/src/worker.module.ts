@@ -6,9 +6,13 @@ import { SummarizerModule } from '@app/summarizer';
 import { CompactSession } from './compaction/compact-session';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
+import { Reconciler } from './reconciler';
 import { PruneSession } from '@app/maintenance';
 import { GC_DB, ToolOutputGc } from './tool-output-gc';
-import { SWEEPER_DB, WorkerRuntime } from './worker-runtime';
+import { SWEEPER_DB } from './worker-db';
+import { WorkerHttp } from './worker-http';
+import { WorkerMetrics } from './worker-metrics';
+import { WorkerRuntime } from './worker-runtime';
 
 /** BullMQ processors and the outbox sweeper. No controllers. */
 @Module({})
@@ -25,7 +29,10 @@ export class WorkerModule {
         PruneSession,
         CompactSession,
         CompactionProcessor,
+        WorkerMetrics,
+        Reconciler,
         WorkerRuntime,
+        WorkerHttp,
       ],
     };
   }

@@ -3,17 +3,20 @@ export interface AppConfig {
   env: 'development' | 'production' | 'test';
   database: { ownerUrl: string; appUrl: string; sweeperUrl: string; gcUrl: string; poolSize: number };
   redis: { url: string; prefix: string };
-  http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number; requestTimeoutMs: number };
+  http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number; requestTimeoutMs: number; headersTimeoutMs: number };
   adminToken: string;
-  limits: { maxEventsPerAppend: number; maxPageSize: number };
-  auth: { apiKeyCacheTtlMs: number };
+  limits: { maxEventsPerAppend: number; maxPageSize: number; tenantRequestRate: number };
+  auth: { apiKeyCacheTtlMs: number; failureLimit: number; failureWindowSeconds: number };
   idempotency: { ttlHours: number };
   outbox: { sweepIntervalMs: number; graceMs: number };
-  worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
+  worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number; port: number };
   summarizer: SummarizerSettings;
   toolOutput: ToolOutputSettings;
   prune: { jobDelayMs: number };
+  reconciler: { intervalMs: number; afterMs: number; maxAttempts: number };
   logLevel: string;
+  logFormat: 'json' | 'pretty';
+  shutdownTimeoutMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -44,6 +44,18 @@ export class EnvDto {
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL = 'log';
 
+  /** `json` (one object a line) or `pretty`; unset: pretty when stdout is a terminal, else JSON. */
+  @IsOptional() @IsIn(['json', 'pretty'])
+  LOG_FORMAT?: 'json' | 'pretty';
+
+  /** How long a process may take to drain after SIGTERM/SIGINT before it is forced out (exit code 1). */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  /** The worker's own HTTP listener (/healthz, /readyz, /metrics) on HOST; 0 picks a free port. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  WORKER_PORT = 3001;
+
   @Transform(toInt) @IsInt() @Min(1) @Max(200)
   DB_POOL_SIZE = 10;
 
@@ -54,9 +66,13 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(8) @Max(512)
   MAX_JSON_DEPTH = 64;
 
-  /** A whole request, body included, must arrive within this (headers within 10 s): long enough for a 200 MB upload. */
+  /** A whole request, body included, must arrive within this: long enough for a 200 MB upload. */
   @Transform(toInt) @IsInt() @Min(1000)
   HTTP_REQUEST_TIMEOUT_MS = 120_000;
+
+  /** A request's headers must arrive within this (slow-loris guard). */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(120_000)
+  HTTP_HEADERS_TIMEOUT_MS = 10_000;
 
   @Transform(toInt) @IsInt() @Min(1) @Max(10000)
   MAX_EVENTS_PER_APPEND = 1000;
@@ -139,4 +155,27 @@ export class EnvDto {
   /** A session's prune/archive job runs this long after the first step.finished since its last run (later steps fold into it). */
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
   PRUNE_JOB_DELAY_MS = 2000;
+
+  /** How often the worker's reconciler looks for compaction markers that no live job will close. */
+  @Transform(toInt) @IsInt() @Min(100)
+  RECONCILE_INTERVAL_MS = 5000;
+
+  /** A dispatched trigger is checked once it is this old, and again this long after each check. */
+  @Transform(toInt) @IsInt() @Min(100)
+  RECONCILE_AFTER_MS = 10_000;
+
+  /** Re-enqueues of one marker before the reconciler closes it as compaction.failed. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(100)
+  RECONCILE_MAX_ATTEMPTS = 3;
+
+  /** Failed authentications one client address may make per AUTH_FAILURE_WINDOW_S before it gets 429 without any key look-up. */
+  @Transform(toInt) @IsInt() @Min(1)
+  AUTH_FAILURE_LIMIT = 20;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(86_400)
+  AUTH_FAILURE_WINDOW_S = 60;
+
+  /** Requests per second one tenant may make across every API replica (429 beyond); 0 = unlimited. */
+  @Transform(toInt) @IsInt() @Min(0)
+  TENANT_REQUEST_RATE = 0;
 }

@@ -26,7 +26,7 @@ function endpoint(apiKey: string | undefined, baseUrl: string | undefined): Prov
 }
 
 /** Reads and validates the environment once; throws ConfigError listing every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = process.stdout.isTTY === true): AppConfig {
   const known = Object.keys(new EnvDto());
   const input = Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && v !== '' && (known.includes(k) || k.endsWith('_URL'))));
   const dto = plainToInstance(EnvDto, input, { exposeDefaultValues: true });
@@ -49,13 +49,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       poolSize: dto.DB_POOL_SIZE,
     },
     redis: { url: dto.REDIS_URL, prefix: dto.QUEUE_PREFIX },
-    http: { host: dto.HOST, port: dto.PORT, maxBodyBytes: dto.MAX_BODY_BYTES, maxJsonDepth: dto.MAX_JSON_DEPTH, requestTimeoutMs: dto.HTTP_REQUEST_TIMEOUT_MS },
+    http: { host: dto.HOST, port: dto.PORT, maxBodyBytes: dto.MAX_BODY_BYTES, maxJsonDepth: dto.MAX_JSON_DEPTH, requestTimeoutMs: dto.HTTP_REQUEST_TIMEOUT_MS, headersTimeoutMs: dto.HTTP_HEADERS_TIMEOUT_MS },
     adminToken: dto.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
-    limits: { maxEventsPerAppend: dto.MAX_EVENTS_PER_APPEND, maxPageSize: dto.MAX_PAGE_SIZE },
-    auth: { apiKeyCacheTtlMs: dto.API_KEY_CACHE_TTL_MS },
+    limits: { maxEventsPerAppend: dto.MAX_EVENTS_PER_APPEND, maxPageSize: dto.MAX_PAGE_SIZE, tenantRequestRate: dto.TENANT_REQUEST_RATE },
+    auth: { apiKeyCacheTtlMs: dto.API_KEY_CACHE_TTL_MS, failureLimit: dto.AUTH_FAILURE_LIMIT, failureWindowSeconds: dto.AUTH_FAILURE_WINDOW_S },
     idempotency: { ttlHours: dto.IDEMPOTENCY_TTL_HOURS },
     outbox: { sweepIntervalMs: dto.OUTBOX_SWEEP_INTERVAL_MS, graceMs: dto.OUTBOX_GRACE_MS },
-    worker: { concurrency: dto.WORKER_CONCURRENCY, lockDurationMs: dto.WORKER_LOCK_DURATION_MS, stalledIntervalMs: dto.WORKER_STALLED_INTERVAL_MS },
+    worker: { concurrency: dto.WORKER_CONCURRENCY, lockDurationMs: dto.WORKER_LOCK_DURATION_MS, stalledIntervalMs: dto.WORKER_STALLED_INTERVAL_MS, port: dto.WORKER_PORT },
     summarizer: {
       timeoutMs: dto.SUMMARIZER_TIMEOUT_MS,
       retryBackoffMs: dto.SUMMARIZER_RETRY_BACKOFF_MS,
@@ -71,6 +71,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       grepThreads: dto.GREP_THREADS,
     },
     prune: { jobDelayMs: dto.PRUNE_JOB_DELAY_MS },
+    reconciler: { intervalMs: dto.RECONCILE_INTERVAL_MS, afterMs: dto.RECONCILE_AFTER_MS, maxAttempts: dto.RECONCILE_MAX_ATTEMPTS },
     logLevel: dto.LOG_LEVEL,
+    logFormat: dto.LOG_FORMAT ?? (isTerminal ? 'pretty' : 'json'),
+    shutdownTimeoutMs: dto.SHUTDOWN_TIMEOUT_MS,
   };
+}
+
+/**
+ * For entry points: a bad environment is a message naming each variable
+ * and exit 1, not a stack trace.
+ */
+export function loadConfigOrExit(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
 }

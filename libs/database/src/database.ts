@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Pool, PoolClient, QueryResultRow, types } from 'pg';
+import { DatabaseUnavailableError, isConnectionLoss } from './unavailable';
 
 // seq, head and counts are bigint in SQL; they stay far below 2^53.
 types.setTypeParser(types.builtins.INT8, (v) => Number(v));
@@ -10,6 +11,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface Tx {
   query<R extends QueryResultRow = Record<string, any>>(sql: string, params?: unknown[]): Promise<R[]>;
 }
+
+/** How long a request may wait for a pooled connection. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Stale pooled connections tried at BEGIN before a transaction reports the database unavailable. */
+const BEGIN_ATTEMPTS = 3;
 
 const statementNames = new Map<string, string>();
 
@@ -43,9 +49,22 @@ export class Database {
   readonly pool: Pool;
 
   constructor(url: string, poolSize: number, applicationName: string) {
-    this.pool = new Pool({ connectionString: url, max: poolSize, application_name: applicationName, statement_timeout: 30_000 });
+    this.pool = new Pool({
+      connectionString: url,
+      max: poolSize,
+      application_name: applicationName,
+      statement_timeout: 30_000,
+      // A request waiting for a connection that never comes (server gone silent, pool exhausted) fails instead of hanging.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // Detects a peer that vanished without closing the socket (host crash, cut network).
+      keepAlive: true,
+    });
     // An idle client that loses its server must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
+    // pg-pool listens for errors only while a client is idle: a checked-out one whose server ends
+    // the session (restart, idle_in_transaction_session_timeout, pg_terminate_backend) would emit
+    // an unhandled 'error' and take the process down. Its next query fails, and transaction() destroys it.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   async tenantTx<T>(tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -59,28 +78,60 @@ export class Database {
     return this.transaction('BEGIN', work);
   }
 
+  /**
+   * Runs `work` in a transaction. A lost connection surfaces as
+   * DatabaseUnavailableError and the connection is destroyed, never returned
+   * to the pool. When the loss shows at BEGIN, nothing ran yet: that is a
+   * pooled connection the server closed while it sat idle (after a restart
+   * the pool holds several), so the transaction starts over on another one.
+   */
   private async transaction<T>(begin: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken = false;
-    try {
-      await client.query(begin);
-      const result = await work(txOf(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      let began = false;
+      let broken = false;
       try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
+        await client.query(begin);
+        began = true;
+        const result = await work(txOf(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        broken = isConnectionLoss(error);
+        if (!broken) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broken = true;
+          }
+        }
+        if (broken && !began && attempt < BEGIN_ATTEMPTS) continue;
+        throw isConnectionLoss(error) ? new DatabaseUnavailableError(error) : error;
+      } finally {
+        client.release(broken);
       }
-      throw error;
-    } finally {
-      client.release(broken);
+    }
+  }
+
+  private async connect(): Promise<PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw isConnectionLoss(error) ? new DatabaseUnavailableError(error) : error;
     }
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
+    const client = await this.connect();
+    let broken = false;
+    try {
+      await client.query('SELECT 1');
+    } catch (error) {
+      broken = true;
+      throw isConnectionLoss(error) ? new DatabaseUnavailableError(error) : error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
 export * from './database';
 export * from './database.module';
 export * from './migrate';
+export * from './unavailable';

@@ -5,13 +5,16 @@ import { MIGRATIONS } from '../../../migrations';
 // Any constant shared by every process that migrates this database.
 const MIGRATION_LOCK_KEY = 7_461_001;
 
+// A host that drops packets would otherwise hang start-up without a word.
+const CONNECT_TIMEOUT_MS = 5000;
+
 /** Creates the database named in `ownerUrl` when it does not exist yet. */
 export async function ensureDatabase(ownerUrl: string): Promise<void> {
   const target = new URL(ownerUrl);
   const name = decodeURIComponent(target.pathname.slice(1));
   const admin = new URL(ownerUrl);
   admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const client = new Client({ connectionString: admin.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -30,7 +33,7 @@ export async function ensureDatabase(ownerUrl: string): Promise<void> {
  * worker replicas starting together migrate once. Returns the names applied.
  */
 export async function runMigrations(ownerUrl: string): Promise<string[]> {
-  const lock = new Client({ connectionString: ownerUrl });
+  const lock = new Client({ connectionString: ownerUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

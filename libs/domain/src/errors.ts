@@ -9,7 +9,8 @@ export type DomainErrorKind =
   | 'conflict' // 409
   | 'too_large' // 413
   | 'unprocessable' // 422
-  | 'unavailable'; // 503
+  | 'rate_limited' // 429: details.retryAfter (seconds) says when to try again
+  | 'unavailable'; // 503: details.retryAfter (seconds) likewise
 
 export class DomainError extends Error {
   constructor(

@@ -55,6 +55,60 @@ export async function claimUndispatchedOutbox(tx: Tx, graceMs: number, limit: nu
   return rows.map(toOutboxRow);
 }
 
-export async function recordOutboxError(tx: Tx, row: Pick<OutboxRow, 'tenantId' | 'outboxId'>, error: string): Promise<void> {
-  await tx.query('UPDATE outbox SET last_error = $3 WHERE tenant_id = $1 AND outbox_id = $2', [row.tenantId, row.outboxId, error.slice(0, 2000)]);
+export async function recordOutboxError(tx: Tx, rows: readonly Pick<OutboxRow, 'tenantId' | 'outboxId'>[], error: string): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `UPDATE outbox SET last_error = $3 FROM unnest($1::uuid[], $2::bigint[]) AS t(tenant_id, outbox_id)
+      WHERE outbox.tenant_id = t.tenant_id AND outbox.outbox_id = t.outbox_id`,
+    [rows.map((r) => r.tenantId), rows.map((r) => r.outboxId), error.slice(0, 2000)],
+  );
+}
+
+/** A dispatched compaction trigger the reconciler is looking at, and whether its marker is closed in the log. */
+export interface UnsettledCompaction extends OutboxRow {
+  reconcileAttempts: number;
+  closed: boolean;
+}
+
+/**
+ * The reconciler's claim: dispatched `compact` rows not yet settled, older
+ * than `afterMs` and not looked at for as long, locked with SKIP LOCKED so
+ * reconcilers on several workers share them. A marker is closed when one of
+ * its closing events exists (cmp-N-completed/-skipped/-gave-up), when a later
+ * marker or pivot supersedes it (that row's reconciliation covers the
+ * session), or when its session is gone.
+ */
+export async function claimUnsettledCompactions(tx: Tx, afterMs: number, limit: number): Promise<UnsettledCompaction[]> {
+  const rows = await tx.query(
+    `SELECT o.tenant_id, o.outbox_id, o.job_name, o.job_id, o.payload, o.reconcile_attempts,
+            EXISTS (SELECT 1 FROM session_events e
+                     WHERE e.tenant_id = o.tenant_id AND e.session_id = o.payload->>'sessionId'
+                       AND ((e.seq > m.seq AND e.type IN ('compaction.requested', 'compaction.completed'))
+                            OR e.event_id IN ('cmp-' || m.seq || '-completed', 'cmp-' || m.seq || '-skipped', 'cmp-' || m.seq || '-gave-up')))
+            OR NOT EXISTS (SELECT 1 FROM session_events e
+                            WHERE e.tenant_id = o.tenant_id AND e.session_id = o.payload->>'sessionId' AND e.seq = m.seq) AS closed
+       FROM outbox o CROSS JOIN LATERAL (SELECT (o.payload->>'markerSeq')::bigint AS seq) m
+      WHERE o.job_name = 'compact' AND o.settled_at IS NULL AND o.dispatched_at IS NOT NULL
+        AND o.created_at < now() - make_interval(secs => $1::double precision / 1000)
+        AND (o.reconciled_at IS NULL OR o.reconciled_at < now() - make_interval(secs => $1::double precision / 1000))
+      ORDER BY o.created_at LIMIT $2 FOR UPDATE OF o SKIP LOCKED`,
+    [afterMs, limit],
+  );
+  return rows.map((r: Record<string, any>) => ({ ...toOutboxRow(r), reconcileAttempts: r.reconcile_attempts, closed: r.closed }));
+}
+
+/** Records what the reconciler did with each row: settled (its marker is closed), re-enqueued (one attempt more), or only looked at (a live job has it). */
+export async function recordReconciliation(
+  tx: Tx,
+  rows: ReadonlyArray<Pick<OutboxRow, 'tenantId' | 'outboxId'> & { outcome: 'settled' | 'requeued' | 'live' }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `UPDATE outbox SET reconciled_at = now(),
+            settled_at = CASE WHEN t.outcome = 'settled' THEN now() END,
+            reconcile_attempts = reconcile_attempts + CASE WHEN t.outcome = 'requeued' THEN 1 ELSE 0 END
+       FROM unnest($1::uuid[], $2::bigint[], $3::text[]) AS t(tenant_id, outbox_id, outcome)
+      WHERE outbox.tenant_id = t.tenant_id AND outbox.outbox_id = t.outbox_id`,
+    [rows.map((r) => r.tenantId), rows.map((r) => r.outboxId), rows.map((r) => r.outcome)],
+  );
 }

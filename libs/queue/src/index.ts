@@ -4,3 +4,4 @@ export * from './redis-connection';
 export * from './job-dispatcher';
 export * from './outbox-relay';
 export * from './queue-producer.module';
+export * from './queue-metrics';

@@ -4,10 +4,14 @@ import { OutboxMessage } from '@app/event-store';
 import { sessionJobId } from './job-ids';
 import { JOB_QUEUE, JobName, QueueName } from './queue-names';
 
-/** Retention keeps completed ids around long enough for jobId de-duplication to matter. */
+/**
+ * Five attempts 2, 4, 8, 16 s apart ride out a PostgreSQL restart of about
+ * 30 s; beyond that the reconciler (worker) re-enqueues under a fresh id.
+ * Retention keeps completed ids around long enough for jobId de-duplication to matter.
+ */
 const DEFAULT_JOB_OPTIONS = {
   attempts: 5,
-  backoff: { type: 'exponential', delay: 1000 },
+  backoff: { type: 'exponential', delay: 2000 },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 } as const;
@@ -18,9 +22,23 @@ const DEFAULT_JOB_OPTIONS = {
  * session); a run works whatever marker is pending when it starts.
  */
 function jobOptions(message: OutboxMessage): JobsOptions {
-  if (message.jobName !== JobName.Compact) return {};
+  const deduplicationId = deduplicationIdOf(message);
+  return deduplicationId ? { deduplication: { id: deduplicationId, keepLastIfActive: true } } : {};
+}
+
+function deduplicationIdOf(message: OutboxMessage): string | null {
+  if (message.jobName !== JobName.Compact) return null;
   const { tenantId, sessionId } = message.payload as { tenantId: string; sessionId: string };
-  return { deduplication: { id: sessionJobId(JobName.Compact, tenantId, sessionId, 'session'), keepLastIfActive: true } };
+  return sessionJobId(JobName.Compact, tenantId, sessionId, 'session');
+}
+
+/** States in which a job will still run (or is running). */
+const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+function queueOf(message: OutboxMessage): QueueName {
+  const queueName = JOB_QUEUE[message.jobName as JobName];
+  if (!queueName) throw new Error(`no queue for job ${message.jobName}`);
+  return queueName;
 }
 
 /** Enqueues outbox messages into their queue; adding an existing job id is a no-op in BullMQ. */
@@ -56,11 +74,47 @@ export class JobDispatcher {
    * running, that job's.
    */
   async dispatch(message: OutboxMessage): Promise<string> {
-    const queueName = JOB_QUEUE[message.jobName as JobName];
-    if (!queueName) throw new Error(`no queue for job ${message.jobName}`);
+    const queueName = queueOf(message);
     if (!this.connected) throw new Error('Redis is not connected');
     const job = await this.queue(queueName).add(message.jobName, message.payload, { jobId: message.jobId, ...jobOptions(message) });
     return job.id ?? message.jobId;
+  }
+
+  /** Enqueues many messages with one round trip per queue (the sweeper's batches); all or nothing per queue. */
+  async dispatchBulk(messages: readonly OutboxMessage[]): Promise<void> {
+    if (!this.connected) throw new Error('Redis is not connected');
+    const byQueue = new Map<QueueName, OutboxMessage[]>();
+    for (const message of messages) byQueue.set(queueOf(message), [...(byQueue.get(queueOf(message)) ?? []), message]);
+    await Promise.all(
+      [...byQueue].map(([name, batch]) =>
+        this.queue(name).addBulk(batch.map((m) => ({ name: m.jobName, data: m.payload, opts: { jobId: m.jobId, ...jobOptions(m) } }))),
+      ),
+    );
+  }
+
+  /**
+   * Whether BullMQ still holds a job that will do the message's work: its
+   * own job, or the session's job it was folded into, waiting or running.
+   */
+  async hasLiveJob(message: OutboxMessage): Promise<boolean> {
+    const queue = this.queue(queueOf(message));
+    const deduplicationId = deduplicationIdOf(message);
+    const holder = deduplicationId ? await queue.getDeduplicationJobId(deduplicationId) : null;
+    for (const id of new Set([message.jobId, ...(holder ? [holder] : [])])) {
+      if (LIVE_STATES.has(await queue.getJobState(id))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Enqueues the message again under a fresh id (`<jobId>-r<attempt>`): its
+   * first job failed for good or vanished with Redis's data. A deduplication
+   * key left behind by a failed job would swallow the new one, so it goes first.
+   */
+  async redispatch(message: OutboxMessage, attempt: number): Promise<void> {
+    const deduplicationId = deduplicationIdOf(message);
+    if (deduplicationId) await this.queue(queueOf(message)).removeDeduplicationKey(deduplicationId);
+    await this.dispatch({ ...message, jobId: `${message.jobId}-r${attempt}` });
   }
 
   async close(): Promise<void> {

@@ -33,21 +33,29 @@ export class OutboxRelay {
     return jobIds;
   }
 
-  /** One sweep with the sweeper role's pool; returns how many rows were enqueued. */
-  async sweep(sweeperDb: Database, graceMs: number, batchSize = 100): Promise<number> {
-    return sweeperDb.systemTx(async (tx) => {
-      const rows = await claimUndispatchedOutbox(tx, graceMs, batchSize);
-      const done: OutboxRow[] = [];
-      for (const row of rows) {
+  /**
+   * Drains the undispatched rows with the sweeper role's pool, in batches of
+   * `batchSize` (each claimed with SKIP LOCKED in its own short transaction
+   * and enqueued with one addBulk), until a batch comes back short. Returns
+   * how many rows were enqueued.
+   */
+  async sweep(sweeperDb: Database, graceMs: number, batchSize = 1000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { claimed, enqueued } = await sweeperDb.systemTx(async (tx) => {
+        const rows = await claimUndispatchedOutbox(tx, graceMs, batchSize);
         try {
-          await this.dispatcher.dispatch(row);
-          done.push(row);
+          await this.dispatcher.dispatchBulk(rows);
         } catch (error) {
-          await recordOutboxError(tx, row, error instanceof Error ? error.message : String(error));
+          // The whole batch stays undispatched (its attempts counted); the next sweep retries it.
+          await recordOutboxError(tx, rows, error instanceof Error ? error.message : String(error));
+          return { claimed: rows.length, enqueued: 0 };
         }
-      }
-      await markOutboxDispatched(tx, done);
-      return done.length;
-    });
+        await markOutboxDispatched(tx, rows);
+        return { claimed: rows.length, enqueued: rows.length };
+      });
+      total += enqueued;
+      if (claimed < batchSize || enqueued === 0) return total;
+    }
   }
 }

@@ -1,6 +1,7 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
+import { within } from '@app/lifecycle';
 import { JobDispatcher } from './job-dispatcher';
 import { OutboxRelay } from './outbox-relay';
 import { createRedis } from './redis-connection';
@@ -28,7 +29,8 @@ export class QueueProducerModule implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.dispatcher.close();
+    // BullMQ's close waits for Redis; a process stopping during an outage must not.
+    await within(this.dispatcher.close(), 2000, 'closing the queues').catch(() => undefined);
     this.redis.disconnect();
   }
 }

@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Redis } from 'ioredis';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { DomainError } from '@app/domain';
 import { findLiveApiKey } from '@app/event-store';
+import { PRODUCER_REDIS } from '@app/queue';
+import { AuthFailureLimiter } from './auth-failure-limiter';
 
 export interface Principal {
   tenantId: string;
@@ -29,32 +32,48 @@ const unauthorized = () => new DomainError('unauthorized', 'invalid_api_key', 'M
 @Injectable()
 export class ApiKeysService {
   private readonly cache = new Map<string, Principal & { expiresAt: number }>();
+  private readonly failures: AuthFailureLimiter;
 
   constructor(
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Inject(PRODUCER_REDIS) redis: Redis,
+  ) {
+    this.failures = new AuthFailureLimiter(redis, config.redis.prefix, config.auth.failureLimit, config.auth.failureWindowSeconds);
+  }
 
   generate(tenantId: string): NewApiKey {
     const key = `sst_${tenantId.replace(/-/g, '')}_${randomBytes(32).toString('base64url')}`;
     return { keyId: randomUUID(), key, prefix: key.slice(0, 45), hash: hashKey(key) };
   }
 
-  /** Verifies a bearer key; a verified key is trusted for API_KEY_CACHE_TTL_MS. */
-  async authenticate(key: string): Promise<Principal> {
-    const match = KEY_FORMAT.exec(key);
-    if (!match) throw unauthorized();
+  /**
+   * Verifies a bearer key; a verified key is trusted for API_KEY_CACHE_TTL_MS.
+   * Failures count against the client's address (AUTH_FAILURE_LIMIT).
+   */
+  async authenticate(key: string, clientAddress = 'unknown'): Promise<Principal> {
     const hash = hashKey(key);
-    const cacheKey = hash.toString('hex');
-    const cached = this.cache.get(cacheKey);
+    const cached = this.cache.get(hash.toString('hex'));
     if (cached && cached.expiresAt > Date.now()) return { tenantId: cached.tenantId, keyId: cached.keyId };
+    await this.failures.refuseIfBlocked(clientAddress);
+    const principal = await this.lookUp(key, hash);
+    if (!principal) {
+      await this.failures.record(clientAddress);
+      throw unauthorized();
+    }
+    return principal;
+  }
+
+  private async lookUp(key: string, hash: Buffer): Promise<Principal | null> {
+    const match = KEY_FORMAT.exec(key);
+    if (!match) return null;
     const hex = match[1];
     const tenantId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     const found = await this.db.tenantTx(tenantId, (tx) => findLiveApiKey(tx, hash));
-    if (!found) throw unauthorized();
+    if (!found) return null;
     const principal = { tenantId, keyId: found.keyId };
     if (this.config.auth.apiKeyCacheTtlMs > 0) {
-      this.cache.set(cacheKey, { ...principal, expiresAt: Date.now() + this.config.auth.apiKeyCacheTtlMs });
+      this.cache.set(hash.toString('hex'), { ...principal, expiresAt: Date.now() + this.config.auth.apiKeyCacheTtlMs });
     }
     return principal;
   }

@@ -3,7 +3,9 @@ import type { Request } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { DomainError } from '@app/domain';
+import { logContext } from '@app/logging';
 import { ApiKeysService, Principal } from './api-keys.service';
+import { TenantRateLimiter } from './tenant-rate-limiter';
 
 type AuthedRequest = Request & { principal?: Principal };
 
@@ -15,11 +17,16 @@ function bearer(request: Request): string {
 /** Tenant routes: a valid API key of the tenant. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly keys: ApiKeysService) {}
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly rateLimiter: TenantRateLimiter,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthedRequest>();
-    request.principal = await this.keys.authenticate(bearer(request));
+    request.principal = await this.keys.authenticate(bearer(request), request.ip);
+    await this.rateLimiter.admit(request.principal.tenantId, context.switchToHttp().getResponse());
+    logContext.assign({ tenantId: request.principal.tenantId, sessionId: request.params?.sessionId as string | undefined });
     return true;
   }
 }

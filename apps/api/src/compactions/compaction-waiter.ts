@@ -63,7 +63,7 @@ export class CompactionWaiter implements OnApplicationShutdown {
   private queueEvents(): QueueEvents {
     if (!this.events) {
       // Its own blocking connection, made on first use: API processes that never wait hold none.
-      this.connection = createRedis(this.config.redis.url, 'worker');
+      this.connection = createRedis(this.config.redis.url, 'worker', 'compaction-waiter');
       this.events = new QueueEvents(QueueName.Compaction, { connection: this.connection, prefix: this.config.redis.prefix });
       this.events.on('error', () => undefined);
     }

@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { assertSafeJson, invalid } from '@app/domain';
 import { AppConfig } from '@app/config';
-import { toProblem } from './problem';
+import { sendProblem, toProblem } from './problem';
 
 /**
  * JSON bodies: size limit applied after gzip/deflate inflation, then one
@@ -26,7 +26,6 @@ export function installBodyParsing(app: NestExpressApplication, config: AppConfi
   });
   app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(error);
-    const body = toProblem(error);
-    res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+    sendProblem(res, toProblem(error));
   });
 }

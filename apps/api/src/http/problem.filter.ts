@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { toProblem } from './problem';
+import { sendProblem, toProblem } from './problem';
 
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
@@ -9,8 +9,10 @@ export class ProblemFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const body = toProblem(error);
-    if (body.status >= 500) this.logger.error(error instanceof Error ? error.stack : String(error));
+    // An outage is one line per request, not a stack trace each: the cause is known and the client retries.
+    if (body.code === 'database_unavailable') this.logger.warn(error instanceof Error ? error.message : String(error));
+    else if (body.status >= 500) this.logger.error(error instanceof Error ? error.stack : String(error));
     if (response.headersSent) return;
-    response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+    sendProblem(response, body);
   }
 }

@@ -1,4 +1,6 @@
 import { HttpException } from '@nestjs/common';
+import type { Response } from 'express';
+import { DatabaseUnavailableError } from '@app/database';
 import { DomainError, DomainErrorKind } from '@app/domain';
 
 /** RFC 9457 problem details with our stable `code`. */
@@ -8,8 +10,13 @@ export interface Problem {
   status: number;
   code: string;
   detail: string;
+  /** Seconds; sent as the Retry-After header too (429, 503). */
+  retryAfter?: number;
   [extension: string]: unknown;
 }
+
+/** What a client is told to wait after a 503 for a database outage: a restart takes seconds. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 const STATUS: Record<DomainErrorKind, number> = {
   invalid: 400,
@@ -18,6 +25,7 @@ const STATUS: Record<DomainErrorKind, number> = {
   conflict: 409,
   too_large: 413,
   unprocessable: 422,
+  rate_limited: 429,
   unavailable: 503,
 };
 
@@ -30,6 +38,7 @@ const TITLES: Record<number, string> = {
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -61,6 +70,11 @@ function bodyParserProblem(error: { type?: string; status?: number; message?: st
 
 /** Maps anything thrown while serving a request to a problem; unknown errors become an opaque 500. */
 export function toProblem(error: unknown): Problem {
+  if (error instanceof DatabaseUnavailableError) {
+    return problem(503, 'database_unavailable', 'The database cannot be reached right now; retry shortly', {
+      retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+    });
+  }
   if (error instanceof DomainError) return problem(STATUS[error.kind], error.code, error.message, error.details);
   if (error instanceof HttpException) {
     const status = error.getStatus();
@@ -74,4 +88,12 @@ export function toProblem(error: unknown): Problem {
     if (fromParser) return fromParser;
   }
   return problem(500, 'internal_error', 'An unexpected error occurred');
+}
+
+/** Writes a problem response; the request's id goes in the body too, so a client can quote it in a report. */
+export function sendProblem(response: Response, body: Problem): void {
+  const requestId = response.getHeader('X-Request-Id');
+  const withId = typeof requestId === 'string' ? { ...body, requestId } : body;
+  if (body.retryAfter !== undefined) response.setHeader('Retry-After', String(Math.max(1, Math.ceil(body.retryAfter))));
+  response.status(body.status).type('application/problem+json').send(JSON.stringify(withId));
 }

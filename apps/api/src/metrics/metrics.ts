@@ -1,6 +1,6 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { JobDispatcher, QueueName } from '@app/queue';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { JobDispatcher, registerQueueDepth } from '@app/queue';
 
 /**
  * The API's Prometheus registry: request latency by route, appended events,
@@ -26,20 +26,7 @@ export class Metrics implements OnModuleDestroy {
 
   constructor(dispatcher: JobDispatcher) {
     collectDefaultMetrics({ register: this.registry });
-    new Gauge({
-      name: 'session_store_queue_jobs',
-      help: 'BullMQ jobs per queue and state (absent while Redis is unreachable)',
-      labelNames: ['queue', 'state'],
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        if (!dispatcher.connected) return;
-        for (const name of Object.values(QueueName)) {
-          const counts = await dispatcher.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed');
-          for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
-        }
-      },
-    });
+    registerQueueDepth(this.registry, dispatcher);
   }
 
   onModuleDestroy(): void {

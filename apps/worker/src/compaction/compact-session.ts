@@ -159,8 +159,8 @@ export class CompactSession {
     });
   }
 
-  /** The job's attempts are spent: close the pending marker as failed, so the state says so and the next overflow opens a new one. */
-  private async giveUp({ tenantId, sessionId }: CompactJobData, error: unknown): Promise<void> {
+  /** The job's (or the reconciler's) attempts are spent: close the pending marker as failed, so the state says so and the next overflow opens a new one. */
+  async giveUp({ tenantId, sessionId }: CompactJobData, error: unknown): Promise<void> {
     const pending = await this.db.tenantTx(tenantId, async (tx) => {
       const read = await readWindow(tx, sessionId);
       if (!read) return null;

@@ -1,0 +1,46 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { DomainError } from '@app/domain';
+
+/**
+ * Failed authentications per client address, counted in Redis so the limit
+ * holds across API replicas (each replica's memory stands in while Redis is
+ * down). An address over the limit is answered 429 before any key look-up,
+ * so a flood of bad keys costs Redis round trips, never a database statement.
+ */
+export class AuthFailureLimiter {
+  private readonly limiter: RateLimiterRedis;
+
+  constructor(
+    redis: Redis,
+    prefix: string,
+    private readonly points: number,
+    private readonly windowSeconds: number,
+  ) {
+    this.limiter = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `${prefix}:auth-failures`,
+      points,
+      duration: windowSeconds,
+      insuranceLimiter: new RateLimiterMemory({ points, duration: windowSeconds }),
+    });
+  }
+
+  /** Throws 429 `too_many_auth_failures` while the address is over its limit. */
+  async refuseIfBlocked(address: string): Promise<void> {
+    const state = await this.limiter.get(address).catch(() => null);
+    if (state && state.consumedPoints >= this.points) throw this.tooMany(state);
+  }
+
+  /** Counts one failure; the failure that crosses the limit is itself answered 429. */
+  async record(address: string): Promise<void> {
+    const state = await this.limiter.consume(address).catch((rejection: unknown) => rejection);
+    if (state instanceof RateLimiterRes && state.remainingPoints <= 0) throw this.tooMany(state);
+  }
+
+  private tooMany(state: RateLimiterRes): DomainError {
+    return new DomainError('rate_limited', 'too_many_auth_failures', `More than ${this.points} failed authentications from this address within ${this.windowSeconds} s`, {
+      retryAfter: Math.max(1, Math.ceil(state.msBeforeNext / 1000)),
+    });
+  }
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { LogFields, logContext } from '@app/logging';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** A client's id is kept when it is a plain token; anything else is replaced, never echoed. */
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+type LoggedRequest = Request & { logFields?: LogFields };
+
+/** Probes would drown the log; their metrics still count them. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * First middleware: gives the request its id (the client's `X-Request-Id`
+ * or a new UUID), echoes it, and writes one line when the response is done:
+ * request id, tenant, session, method, route template, status, duration.
+ * Headers and bodies are never logged (they carry keys).
+ */
+export function requestIdAndLog(logger: Logger) {
+  return (req: LoggedRequest, res: Response, next: NextFunction) => {
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && ACCEPTABLE_ID.test(given) ? given : randomUUID();
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const fields: LogFields = { requestId };
+    req.logFields = fields;
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      if (QUIET_PATHS.has(req.path) && res.statusCode < 500) return;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const line = {
+        ...fields,
+        method: req.method,
+        route: (req.route as { path?: string } | undefined)?.path ?? 'unmatched',
+        status: res.statusCode,
+        durationMs: Math.round(durationMs * 100) / 100,
+        aborted: !res.writableFinished || undefined,
+      };
+      if (res.statusCode >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request completed');
+    });
+    next();
+  };
+}
+
+/**
+ * After body parsing (whose stream callbacks lose async context): the rest
+ * of the request runs with its log fields, so any Logger call carries them.
+ */
+export function runWithLogContext(req: LoggedRequest, _res: Response, next: NextFunction): void {
+  logContext.run(req.logFields ?? {}, next);
+}

@@ -1,0 +1,4 @@
+export * from './run-process';
+export * from './startup-checks';
+export * from './within';
+export * from './prepare-database';

@@ -1,0 +1,10 @@
+import { ensureDatabase, runMigrations } from '@app/database';
+import { requireService } from './startup-checks';
+
+/** Creates the database if absent and migrates it; a failure names DATABASE_URL, its host and the cause. Returns the migrations applied. */
+export function prepareDatabase(ownerUrl: string): Promise<string[]> {
+  return requireService('DATABASE_URL', 'PostgreSQL', ownerUrl, 5432, async () => {
+    await ensureDatabase(ownerUrl);
+    return runMigrations(ownerUrl);
+  });
+}
