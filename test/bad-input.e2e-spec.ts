@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { Client as PgClient } from 'pg';
 import { Client, HttpResult, userMessage } from './support/client';
 import { connectAs } from './support/database';
+import { ADMIN_TOKEN } from './support/env';
 import { startService, TestService } from './support/service';
 
 /**
@@ -252,6 +253,19 @@ describe('bad input', () => {
     });
   });
 
+  describe('numeric query parameters', () => {
+    it.each(['9007199254740992', '9007199254740993', '1e400', '99999999999999999999'])('%s (beyond the safe integer range) is 400 on every seq or offset parameter', async (n) => {
+      for (const path of [
+        `/v1/sessions/${sessionId}/context?atSeq=${n}`,
+        `/v1/sessions/${sessionId}/events?afterSeq=${n}`,
+        `/v1/sessions/${sessionId}/compactions?afterSeq=${n}`,
+      ]) {
+        const res = await client.request('GET', path, { key });
+        expect({ path, status: res.status, code: res.body?.code }).toEqual({ path, status: 400, code: 'validation_failed' });
+      }
+    });
+  });
+
   describe('mass assignment and prototype keys', () => {
     it.each([
       ['tenantId', { tenantId: '00000000-0000-0000-0000-000000000000' }],
@@ -269,28 +283,36 @@ describe('bad input', () => {
       }
     });
 
-    it('__proto__ and constructor.prototype keys are handled without a 5xx and without side effects', async () => {
-      const bodies = [
-        ['POST', '/v1/sessions', '{"model":"gpt-4.1","__proto__":{"polluted":"yes","headSeq":99}}'],
-        ['POST', '/v1/sessions', '{"model":"gpt-4.1","constructor":{"prototype":{"polluted":"yes"}}}'],
-        ['POST', '/v1/sessions', '{"model":"gpt-4.1","metadata":{"__proto__":{"polluted":"yes"}},"config":{"constructor":{"prototype":{"x":1}}}}'],
-        ['POST', `/v1/sessions/${sessionId}/events`, '{"__proto__":{"expectedSeq":0},"events":[]}'],
-        [
-          'POST',
-          `/v1/sessions/${sessionId}/events`,
-          '{"events":[{"type":"message.added","data":{"message":{"role":"user","parts":[{"type":"text","text":"p"}],"metadata":{"__proto__":{"agentVisible":false}}}}}]}',
-        ],
-      ] as const;
-      for (const [method, path, raw] of bodies) {
-        const res = await client.request(method, path, { key, rawBody: raw, headers: { 'content-type': 'application/json' } });
-        expect({ path, raw, status: res.status, serverError: res.status >= 500 }).toEqual({ path, raw, status: res.status, serverError: false });
-        if (res.status >= 400) expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-        // A created session keeps server-assigned fields: the "__proto__" payload did not set headSeq.
-        if (res.status === 201 && path === '/v1/sessions') expect(res.body).toMatchObject({ headSeq: 1 });
+    it.each([
+      ['a top-level __proto__ on create', 'POST', '/v1/sessions', '{"model":"gpt-4.1","__proto__":{"polluted":"yes","headSeq":99}}', 'prototype_key'],
+      ['__proto__ in create metadata', 'POST', '/v1/sessions', '{"model":"gpt-4.1","metadata":{"__proto__":{"polluted":"yes"}}}', 'prototype_key'],
+      ['constructor.prototype in create config', 'POST', '/v1/sessions', '{"model":"gpt-4.1","config":{"constructor":{"prototype":{"x":1}}}}', 'prototype_key'],
+      ['__proto__ in an append', 'POST', '/events', '{"__proto__":{"expectedSeq":0},"events":[]}', 'prototype_key'],
+      [
+        '__proto__ in message metadata',
+        'POST',
+        '/events',
+        '{"events":[{"type":"message.added","data":{"message":{"role":"user","parts":[{"type":"text","text":"p"}],"metadata":{"__proto__":{"agentVisible":false}}}}}]}',
+        'prototype_key',
+      ],
+      ['__proto__ in a config patch', 'PATCH', '', '{"config":{"__proto__":{"compaction":{"enabled":false}}}}', 'prototype_key'],
+      ['constructor in a config patch', 'PATCH', '', '{"config":{"constructor":{"prototype":{"compaction":{"enabled":false}}}}}', 'prototype_key'],
+      ['a nested constructor in a config patch', 'PATCH', '', '{"config":{"compaction":{"constructor":{"x":1}}}}', 'prototype_key'],
+    ] as const)('%s: 400 %s, nothing written', async (_, method, route, raw, code) => {
+      const path = route.startsWith('/v1/') ? route : `/v1/sessions/${sessionId}${route}`;
+      await refused(() => client.request(method, path, { key, rawBody: raw, headers: { 'content-type': 'application/json' } }), 400, code);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('a tenant config patch with prototype keys: 400, the defaults unchanged', async () => {
+      const { tenantId } = await client.createTenant('proto-admin');
+      const configOf = async () => (await owner.query('SELECT config FROM tenants WHERE tenant_id = $1', [tenantId])).rows[0].config;
+      const before = await configOf();
+      for (const raw of ['{"config":{"__proto__":{"preset":"codex"}}}', '{"config":{"constructor":{"prototype":{"preset":"codex"}}}}']) {
+        const res = await client.request('PATCH', `/v1/admin/tenants/${tenantId}`, { key: ADMIN_TOKEN, rawBody: raw, headers: { 'content-type': 'application/json' } });
+        expect({ raw, status: res.status }).toEqual({ raw, status: 400 });
       }
-      // The process keeps serving normally afterwards.
-      const fresh = await client.createSession(key);
-      expect(fresh).toMatchObject({ headSeq: 1, metadata: {} });
+      expect(await configOf()).toEqual(before);
     });
   });
 });

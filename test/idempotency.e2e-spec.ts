@@ -179,6 +179,21 @@ describe('idempotent writes', () => {
       expect(await eventsOf(tenant.tenantId, otherSession)).toBe(1);
     });
 
+    it('the same body with its keys in another order is the same request (RFC 8785 fingerprint); a changed value is not', async () => {
+      const tenant = await newTenant();
+      const sessionId = (await client.createSession(tenant.key)).id;
+      const idem = randomUUID();
+      const message = { id: 'm-order', role: 'user', parts: [{ type: 'text', text: 'order' }] };
+      const first = await client.append(tenant.key, sessionId, { expectedSeq: 1, events: [{ type: 'message.added', data: { message } }] }, { 'Idempotency-Key': idem });
+      expect(first.status).toBe(201);
+      const reordered = { parts: [{ text: 'order', type: 'text' }], role: 'user', id: 'm-order' };
+      const retry = await client.append(tenant.key, sessionId, { events: [{ data: { message: reordered }, type: 'message.added' }], expectedSeq: 1 }, { 'Idempotency-Key': idem });
+      expect({ status: retry.status, text: retry.text }).toEqual({ status: first.status, text: first.text });
+      const changed = { ...reordered, parts: [{ text: 'order!', type: 'text' }] };
+      problem(await client.append(tenant.key, sessionId, { events: [{ data: { message: changed }, type: 'message.added' }], expectedSeq: 1 }, { 'Idempotency-Key': idem }), 422, 'idempotency_key_reused');
+      expect(await eventsOf(tenant.tenantId, sessionId)).toBe(2);
+    });
+
     it("tenant B sending tenant A's key value gets its own execution and never A's stored body", async () => {
       const a = await newTenant();
       const b = await newTenant();

@@ -11,6 +11,7 @@ import { installBodyParsing } from './http/body-parsing';
 import { TimedExpressAdapter } from './http/http-server';
 import { requestIdAndLog, runWithLogContext } from './http/request-logging';
 import { ProblemFilter } from './http/problem.filter';
+import { ClassBodyPipe } from './http/class-body.pipe';
 import { SessionIdPipe } from './http/session-id.pipe';
 
 /** Builds the HTTP app (not listening). */
@@ -30,6 +31,7 @@ export async function createApiApp(config: AppConfig, logger: Logger): Promise<N
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(
     new SessionIdPipe(),
+    new ClassBodyPipe(),
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,

@@ -1,4 +1,4 @@
-import { assertSafeJson, assertSafeString } from './json-inspection';
+import { assertNoConstructorKeys, assertSafeJson, assertSafeString } from './json-inspection';
 import { errorOf } from './testing/expect-domain-error';
 
 /** `depth` nested arrays around a leaf, built iteratively (a recursive builder would itself overflow). */
@@ -79,14 +79,29 @@ describe('assertSafeJson', () => {
     expect(error.details).toMatchObject({ path: '$[1][1]' });
   });
 
-  it('treats a "__proto__" own key (as JSON.parse creates it) as an ordinary key', () => {
-    // given what body-parser hands over for {"__proto__": {"polluted": "x\u0000"}}
-    const body = JSON.parse('{"__proto__": {"polluted": "x\\u0000"}}');
+  it('refuses a "__proto__" own key (as JSON.parse creates it) at any depth, and names its path', () => {
+    // given what body-parser hands over for a nested "__proto__"
+    const body = JSON.parse('{"config": {"compaction": {"__proto__": {"polluted": "x"}}}}');
     // when the walk visits it
     const error = errorOf(() => assertSafeJson(body, limits));
-    // then it is inspected and nothing leaked onto Object.prototype
-    expect(error.code).toBe('nul_character');
+    // then it is refused before anything merges it, and nothing leaked onto Object.prototype
+    expect({ code: error.code, path: error.details?.path }).toEqual({ code: 'prototype_key', path: '$.config.compaction' });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('lets "constructor" and "prototype" through as ordinary keys (tool inputs may use them; config validation refuses them)', () => {
+    expect(() => assertSafeJson(JSON.parse('{"input": {"constructor": 1, "prototype": {"x": 2}}}'), limits)).not.toThrow();
+  });
+});
+
+describe('assertNoConstructorKeys', () => {
+  it('refuses a "constructor" key at any depth, inside arrays too, and names its path', () => {
+    const error = errorOf(() => assertNoConstructorKeys(JSON.parse('{"config": {"list": [{"constructor": {"prototype": {}}}]}}')));
+    expect({ code: error.code, path: error.details?.path }).toEqual({ code: 'prototype_key', path: '$.config.list[0]' });
+  });
+
+  it('passes bodies without one, and "constructor" as a value', () => {
+    expect(() => assertNoConstructorKeys({ name: 'constructor', config: { compaction: { enabled: true } }, tags: ['constructor'] })).not.toThrow();
   });
 });
 

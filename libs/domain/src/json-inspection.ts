@@ -7,7 +7,8 @@ export interface JsonLimits {
 /**
  * One iterative pass over a parsed JSON body before any recursive code
  * (class-validator, JSON.stringify, jsonb) sees it: depth bombs overflow the
- * stack there, and NUL or lone surrogates make PostgreSQL reject the row.
+ * stack there, NUL or lone surrogates make PostgreSQL reject the row, and a
+ * "__proto__" key is a prototype-pollution attempt in anything merged.
  * Returns nothing; throws an `invalid` DomainError naming the path.
  */
 export function assertSafeJson(value: unknown, limits: JsonLimits): void {
@@ -27,8 +28,28 @@ export function assertSafeJson(value: unknown, limits: JsonLimits): void {
     } else {
       for (const [key, child] of Object.entries(current)) {
         assertSafeString(key, `${path}{key}`);
+        // JSON.parse keeps "__proto__" as an own key; any later spread or merge would set a prototype from it.
+        if (key === '__proto__') throw invalid('prototype_key', `${path} has a "__proto__" key`, { path });
         stack.push({ value: child, depth: depth + 1, path: `${path}.${key}` });
       }
+    }
+  }
+}
+
+/**
+ * Request bodies mapped onto classes (class-transformer) silently drop or
+ * choke on "constructor" keys, so a config patch would lose them instead of
+ * being refused; such bodies are refused whole. Event data is not mapped
+ * and keeps them (a tool input may say "constructor").
+ */
+export function assertNoConstructorKeys(value: unknown): void {
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: '$' }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    for (const [key, child] of Object.entries(current)) {
+      if (key === 'constructor') throw invalid('prototype_key', `${path} has a "constructor" key`, { path });
+      stack.push({ value: child, path: Array.isArray(current) ? `${path}[${key}]` : `${path}.${key}` });
     }
   }
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { CONTEXT_FORMATS, ContextFormat, PendingMode } from '@app/domain';
 
 export class ContextQuery {
@@ -8,8 +8,8 @@ export class ContextQuery {
   @IsOptional() @IsIn(CONTEXT_FORMATS)
   format?: ContextFormat;
 
-  @ApiPropertyOptional({ description: 'The view exactly as it was after this seq (time travel)', minimum: 1 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  @ApiPropertyOptional({ description: 'The view exactly as it was after this seq (time travel)', minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
   atSeq?: number;
 
   @ApiPropertyOptional({ enum: ['abort', 'omit'], default: 'abort', description: 'How calls of a trailing assistant turn still running are rendered' })

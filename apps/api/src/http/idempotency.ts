@@ -1,3 +1,4 @@
+import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { Tx } from '@app/database';
 import { DomainError, invalid } from '@app/domain';
@@ -15,8 +16,9 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   return header;
 }
 
+/** Over the body's RFC 8785 canonical form: a retry with its keys in another order is the same request. */
 export function requestFingerprint(method: string, route: string, body: unknown): Buffer {
-  return createHash('sha256').update(`${method} ${route}\n${JSON.stringify(body ?? null)}`).digest();
+  return createHash('sha256').update(`${method} ${route}\n${canonicalize(body ?? null)}`).digest();
 }
 
 /**
