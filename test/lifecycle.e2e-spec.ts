@@ -327,6 +327,7 @@ describe('structured logs and worker observability', () => {
       'session_store_queue_jobs{queue="session-compaction",state="waiting"}',
       'session_store_outbox_backlog',
       'session_store_outbox_oldest_age_seconds',
+      'session_store_oldest_pending_compaction_age_seconds',
     ]) {
       expect(metrics).toContain(name);
     }

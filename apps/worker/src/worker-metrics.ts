@@ -7,8 +7,9 @@ import { SWEEPER_DB } from './worker-db';
 
 /**
  * The worker's Prometheus registry, served on its own port: jobs by queue
- * and outcome, their durations, queue depth, and the outbox backlog (rows
- * committed but not yet handed to BullMQ, and the age of the oldest).
+ * and outcome, their durations, queue depth, the outbox backlog (rows
+ * committed but not yet handed to BullMQ, and the age of the oldest), and
+ * the age of the oldest compaction marker still pending.
  */
 @Injectable()
 export class WorkerMetrics {
@@ -32,19 +33,34 @@ export class WorkerMetrics {
   constructor(dispatcher: JobDispatcher, @Inject(SWEEPER_DB) sweeperDb: Database) {
     collectDefaultMetrics({ register: this.registry });
     registerQueueDepth(this.registry, dispatcher);
-    let backlog = { rows: 0, oldestSeconds: 0 };
+    let backlog = { rows: 0, oldestSeconds: 0, markerSeconds: 0 };
     const readBacklog = async () => {
+      // A compaction trigger's row stays unsettled until its marker is closed in the log (see the reconciler).
       const [row] = await sweeperDb.systemTx((tx) =>
-        tx.query(`SELECT count(*) AS rows, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest FROM outbox WHERE dispatched_at IS NULL`),
+        tx.query(`
+          SELECT count(*) FILTER (WHERE dispatched_at IS NULL) AS rows,
+                 coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE dispatched_at IS NULL)), 0) AS oldest,
+                 coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE job_name = 'compact' AND settled_at IS NULL)), 0) AS marker
+          FROM outbox WHERE dispatched_at IS NULL OR (job_name = 'compact' AND settled_at IS NULL)`),
       );
-      backlog = { rows: Number(row.rows), oldestSeconds: Number(row.oldest) };
+      backlog = { rows: Number(row.rows), oldestSeconds: Number(row.oldest), markerSeconds: Number(row.marker) };
+    };
+    // One query per scrape serves the three gauges (they collect concurrently).
+    let reading: Promise<void> | undefined;
+    let readAt = 0;
+    const fresh = () => {
+      if (!reading || Date.now() - readAt > 1000) {
+        readAt = Date.now();
+        reading = readBacklog().catch(() => undefined);
+      }
+      return reading;
     };
     new Gauge({
       name: 'session_store_outbox_backlog',
       help: 'Outbox rows committed but not yet enqueued in BullMQ',
       registers: [this.registry],
       async collect() {
-        await readBacklog().catch(() => undefined);
+        await fresh();
         this.set(backlog.rows);
       },
     });
@@ -52,8 +68,18 @@ export class WorkerMetrics {
       name: 'session_store_outbox_oldest_age_seconds',
       help: 'Age of the oldest outbox row not yet enqueued (0 when none)',
       registers: [this.registry],
-      collect() {
+      async collect() {
+        await fresh();
         this.set(backlog.oldestSeconds);
+      },
+    });
+    new Gauge({
+      name: 'session_store_oldest_pending_compaction_age_seconds',
+      help: 'Age of the oldest compaction marker not yet closed by a completion or failure (0 when none)',
+      registers: [this.registry],
+      async collect() {
+        await fresh();
+        this.set(backlog.markerSeconds);
       },
     });
   }
