@@ -4,9 +4,13 @@ import { ToolOutputs1763900000000 } from './1763900000000-tool-outputs';
 import { Compaction1764000000000 } from './1764000000000-compaction';
 import { ConfigChanges1764100000000 } from './1764100000000-config-changes';
 import { JobReconciler1764300000000 } from './1764300000000-job-reconciler';
+import { UploadStaging1764400000000 } from './1764400000000-upload-staging';
+import { TenantLimits1764500000000 } from './1764500000000-tenant-limits';
+import { JobFairness1764600000000 } from './1764600000000-job-fairness';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
   Foundation1763700000000, ModelView1763800000000, ToolOutputs1763900000000, Compaction1764000000000,
-  ConfigChanges1764100000000, JobReconciler1764300000000,
+  ConfigChanges1764100000000, JobReconciler1764300000000, UploadStaging1764400000000,
+  TenantLimits1764500000000, JobFairness1764600000000,
 ];

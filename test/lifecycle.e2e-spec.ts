@@ -83,6 +83,13 @@ describe('start-up failures', () => {
     expect(api.output()).toContain('SHUTDOWN_TIMEOUT_MS');
     expect(api.output()).not.toMatch(/\n\s+at /);
   });
+
+  it('timeouts that contradict each other: a message naming both variables, exit 1', async () => {
+    const api = startProcess('api', { HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '10000' });
+    await exited(api.child);
+    expect(api.child.exitCode).toBe(1);
+    expect(api.output()).toContain('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  });
 });
 
 describe('graceful shutdown', () => {

@@ -398,7 +398,8 @@ describe('prune and archive', () => {
       const now = await api.request('POST', '/v1/sessions/offline/prune', { key: tenant.key, body: { wait: true } });
       expect(now.body.prune).toMatchObject({ status: 'pruned', callIds: ['of-1'] });
       const queued = await api.request('POST', '/v1/sessions/offline/prune', { key: tenant.key, body: {} });
-      expect(queued.body).toMatchObject({ status: 503, code: 'queue_unavailable' });
+      expect(queued.body).toMatchObject({ status: 503, code: 'redis_unavailable' });
+      expect(Number(queued.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     } finally {
       await down.stop();
       await stopRedis(redisServer);

@@ -1,5 +1,10 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Client as PgClient } from 'pg';
+import type { FloodReport } from '../../bench/flood';
 import { Client, HttpResult, userMessage } from './client';
+import { exited } from './service';
 
 /** What a client saw while the service was being hurt. */
 export interface LoadReport {
@@ -76,4 +81,30 @@ export async function notExactlyOnce(owner: PgClient, ids: readonly string[]): P
     [ids],
   );
   return rows.map((r) => ({ id: r.id, copies: r.copies }));
+}
+
+/**
+ * A tenant flooding appends over `connections` connections, from its own
+ * process (the built bench/flood.js), so the flood's client work does not
+ * share this process's event loop. Resolves once the flood's answers come
+ * back; `stop` ends it and returns what it saw.
+ */
+export async function startFlood(baseUrl: string, key: string, sessionId: string, connections: number): Promise<{ stop: () => Promise<FloodReport> }> {
+  const script = join(__dirname, '..', '..', 'dist', 'bench', 'flood.js');
+  const child = spawn(process.execPath, [script, JSON.stringify({ url: baseUrl, key, sessionId, connections })], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    const line = await lines.next();
+    if (line.done) throw new Error('the flood process ended without a report');
+    return JSON.parse(line.value);
+  };
+  await next();
+  return {
+    stop: async () => {
+      child.stdin!.end();
+      const report: FloodReport = await next();
+      await exited(child);
+      return report;
+    },
+  };
 }

@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
-import { JobName, SessionJobData } from '@app/queue';
+import { Database } from '@app/database';
+import { settlePruneTriggers } from '@app/event-store';
 import { PruneSession } from '@app/maintenance';
+import { JobName, PruneJobData } from '@app/queue';
 import { ToolOutputGc } from './tool-output-gc';
 
 /** Routes maintenance jobs to their use case by name. */
@@ -10,11 +12,12 @@ export class MaintenanceProcessor {
   private readonly logger = new Logger(MaintenanceProcessor.name);
 
   constructor(
+    private readonly db: Database,
     private readonly toolOutputGc: ToolOutputGc,
     private readonly pruneSession: PruneSession,
   ) {}
 
-  async process(job: Job<SessionJobData>, signal?: AbortSignal): Promise<unknown> {
+  async process(job: Job<PruneJobData>, signal?: AbortSignal): Promise<unknown> {
     switch (job.name as JobName) {
       case JobName.Noop:
         this.logger.debug(`noop for session ${job.data.sessionId}`);
@@ -22,10 +25,21 @@ export class MaintenanceProcessor {
       case JobName.ToolOutputGc:
         return this.toolOutputGc.run();
       case JobName.Prune:
-        // A deleted session leaves nothing to do: the job completes rather than retries.
-        return (await this.pruneSession.run(job.data, { signal })) ?? { sessionId: job.data.sessionId, outcome: 'session_not_found' };
+        return this.prune(job.data, signal);
       default:
         throw new UnrecoverableError(`unknown job ${job.name}`);
     }
+  }
+
+  /**
+   * A run covers every trigger of the session up to the head it read (those
+   * folded into it included), so it settles them: the reconciler stops
+   * looking. A deleted session leaves nothing to do: the job completes
+   * rather than retries, and settles all of them.
+   */
+  private async prune(data: PruneJobData, signal?: AbortSignal): Promise<unknown> {
+    const report = await this.pruneSession.run(data, { signal });
+    await this.db.tenantTx(data.tenantId, (tx) => settlePruneTriggers(tx, data.sessionId, report?.headSeq ?? null));
+    return report ?? { sessionId: data.sessionId, outcome: 'session_not_found' };
   }
 }

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
-import { claimUnsettledCompactions, recordReconciliation, UnsettledCompaction } from '@app/event-store';
-import { CompactJobData, JobDispatcher } from '@app/queue';
+import { claimUnsettledTriggers, recordReconciliation, UnsettledTrigger } from '@app/event-store';
+import { CompactJobData, JobDispatcher, JobName, SessionJobData } from '@app/queue';
 import { CompactSession } from './compaction/compact-session';
 import { SWEEPER_DB } from './worker-db';
 
@@ -10,14 +10,17 @@ import { SWEEPER_DB } from './worker-db';
 const BATCH = 200;
 
 /**
- * Makes every compaction trigger end. BullMQ alone can lose one: a job that
- * stalled more than `maxStalledCount` times fails with its marker still
- * pending (and its deduplication key swallows later triggers), and a Redis
+ * Makes every compaction and prune trigger end. BullMQ alone can lose one:
+ * a job that stalled more than `maxStalledCount` times fails with its work
+ * undone (and its deduplication key swallows later triggers), and a Redis
  * that loses its data loses every queued job. On a timer, the reconciler
- * takes dispatched triggers whose marker is still open, skips those a live
- * job holds, re-enqueues the others under a fresh id, and after
- * RECONCILE_MAX_ATTEMPTS re-enqueues closes the marker as compaction.failed.
- * Several workers share the rows through SKIP LOCKED.
+ * takes dispatched triggers whose work is still open (a compaction marker
+ * not closed in the log, a prune trigger no run has settled), skips those a
+ * live job holds, re-enqueues the others under a fresh id, and after
+ * RECONCILE_MAX_ATTEMPTS re-enqueues gives up: a marker is closed as
+ * compaction.failed; a prune trigger is only settled (pruning is an
+ * optimisation of the view, nothing waits on it; the next step schedules
+ * another). Several workers share the rows through SKIP LOCKED.
  */
 @Injectable()
 export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -49,12 +52,12 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       .finally(() => (this.running = undefined));
   }
 
-  /** One pass over every due row; returns how many markers were re-enqueued or given up. */
+  /** One pass over every due row; returns how many triggers were re-enqueued or given up. */
   async runOnce(): Promise<number> {
     let acted = 0;
     for (;;) {
       const { claimed, changed } = await this.sweeperDb.systemTx(async (tx) => {
-        const rows = await claimUnsettledCompactions(tx, this.config.reconciler.afterMs, BATCH);
+        const rows = await claimUnsettledTriggers(tx, this.config.reconciler.afterMs, BATCH);
         const outcomes = [];
         for (const row of rows) outcomes.push({ ...row, outcome: await this.reconcile(row) });
         await recordReconciliation(tx, outcomes);
@@ -65,19 +68,28 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  private async reconcile(row: UnsettledCompaction): Promise<'settled' | 'requeued' | 'live'> {
+  private async reconcile(row: UnsettledTrigger): Promise<'settled' | 'requeued' | 'live'> {
     if (row.closed) return 'settled';
     if (await this.dispatcher.hasLiveJob(row)) return 'live';
-    const marker = row.payload as unknown as CompactJobData;
+    const { sessionId } = row.payload as unknown as SessionJobData;
     if (row.reconcileAttempts >= this.config.reconciler.maxAttempts) {
-      const reason = `reconciler: no job closed marker ${marker.markerSeq} after ${row.reconcileAttempts} re-enqueues`;
-      this.logger.warn(`session ${marker.sessionId}: ${reason}; closing it as failed`);
-      await this.compactSession.giveUp(marker, new Error(reason));
+      await this.giveUp(row);
       return 'settled';
     }
     const attempt = row.reconcileAttempts + 1;
-    this.logger.warn(`session ${marker.sessionId}: marker ${marker.markerSeq} pending with no live job; re-enqueued (attempt ${attempt})`);
+    this.logger.warn(`session ${sessionId}: ${row.jobName} trigger ${row.jobId} open with no live job; re-enqueued (attempt ${attempt})`);
     await this.dispatcher.redispatch(row, attempt);
     return 'requeued';
+  }
+
+  private async giveUp(row: UnsettledTrigger): Promise<void> {
+    if (row.jobName !== JobName.Compact) {
+      this.logger.warn(`session ${(row.payload as unknown as SessionJobData).sessionId}: no job settled ${row.jobName} trigger ${row.jobId} after ${row.reconcileAttempts} re-enqueues; dropped`);
+      return;
+    }
+    const marker = row.payload as unknown as CompactJobData;
+    const reason = `reconciler: no job closed marker ${marker.markerSeq} after ${row.reconcileAttempts} re-enqueues`;
+    this.logger.warn(`session ${marker.sessionId}: ${reason}; closing it as failed`);
+    await this.compactSession.giveUp(marker, new Error(reason));
   }
 }

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { within } from '@app/lifecycle';
 import { logContext } from '@app/logging';
-import { createRedis, OutboxRelay, QueueName } from '@app/queue';
+import { createRedis, JobDispatcher, OutboxRelay, QueueName } from '@app/queue';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { SWEEPER_DB } from './worker-db';
@@ -29,6 +29,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SWEEPER_DB) private readonly sweeperDb: Database,
     private readonly relay: OutboxRelay,
+    private readonly dispatcher: JobDispatcher,
     private readonly maintenance: MaintenanceProcessor,
     private readonly compaction: CompactionProcessor,
     private readonly metrics: WorkerMetrics,
@@ -36,14 +37,22 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutd
     this.redis = createRedis(config.redis.url, 'worker');
   }
 
+  /**
+   * Both queues alike: a lock that outlasts one summarizer call (compaction
+   * and the archive's LLM digest; BullMQ renews it while the process lives,
+   * so it bounds only how long a dead worker's job waits), and a job whose
+   * worker died twice fails instead of killing a third: it is likely what
+   * kills them (poison input, memory), and the reconciler retries it a
+   * bounded number of times under a fresh id.
+   */
   onApplicationBootstrap(): void {
-    this.start(QueueName.Maintenance, (job, signal) => this.maintenance.process(job, signal), {});
-    this.start(QueueName.Compaction, (job, signal) => this.compaction.process(job, signal), {
+    const options: Partial<WorkerOptions> = {
       lockDuration: this.config.worker.lockDurationMs,
       stalledInterval: this.config.worker.stalledIntervalMs,
-      // A job whose worker died twice is likely what kills it: it fails, and the reconciler retries it a bounded number of times.
       maxStalledCount: 1,
-    });
+    };
+    this.start(QueueName.Maintenance, (job, signal) => this.maintenance.process(job, signal), options);
+    this.start(QueueName.Compaction, (job, signal) => this.compaction.process(job, signal), options);
     this.sweepTimer = setInterval(() => this.sweepOnce(), this.config.outbox.sweepIntervalMs);
     this.logger.log(`worker started (prefix ${this.config.redis.prefix})`);
   }
@@ -51,12 +60,13 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutd
   private start(queue: QueueName, process: Processor, options: Partial<WorkerOptions>): void {
     // Three parameters: BullMQ hands the processor an AbortSignal (cancelAllJobs on shutdown).
     // Every log line of the job carries its queue, id, tenant, session and marker.
+    // However an attempt ends, the job leaves its tenant's fair-share backlog.
     const worker = new Worker(
       queue,
       (job, _token, signal) =>
         logContext.run(
           { queue, jobId: job.id, jobName: job.name, tenantId: job.data?.tenantId, sessionId: job.data?.sessionId, markerSeq: job.data?.markerSeq },
-          () => process(job, signal),
+          () => process(job, signal).finally(() => this.dispatcher.ended(queue, job)),
         ),
       { connection: this.redis, prefix: this.config.redis.prefix, concurrency: this.config.worker.concurrency, ...options },
     );

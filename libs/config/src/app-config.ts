@@ -5,7 +5,9 @@ export interface AppConfig {
   redis: { url: string; prefix: string };
   http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number; requestTimeoutMs: number; headersTimeoutMs: number };
   adminToken: string;
-  limits: { maxEventsPerAppend: number; maxPageSize: number; tenantRequestRate: number };
+  limits: { maxEventsPerAppend: number; maxPageSize: number };
+  /** Per-tenant defaults; the admin API overrides them tenant by tenant. */
+  tenants: { limits: TenantLimits; quotas: TenantQuotas; connectionWaitMs: number };
   auth: { apiKeyCacheTtlMs: number; failureLimit: number; failureWindowSeconds: number };
   idempotency: { ttlHours: number };
   outbox: { sweepIntervalMs: number; graceMs: number };
@@ -20,6 +22,21 @@ export interface AppConfig {
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** What one tenant may do; 0 = unlimited. */
+export interface TenantLimits {
+  requestsPerSecond: number;
+  /** Request-body bytes per second. */
+  bytesPerSecond: number;
+  /** Pooled connections its transactions may hold at once, per process. */
+  maxConnections: number;
+}
+
+/** What one tenant may store, in bytes; 0 = unlimited. */
+export interface TenantQuotas {
+  eventBytes: number;
+  toolOutputBytes: number;
+}
 
 /** An LLM provider's endpoint; null when the provider is not configured. */
 export interface ProviderEndpoint {
@@ -42,4 +59,7 @@ export interface ToolOutputSettings {
   grepTimeLimitMs: number;
   grepMaxScanBytes: number;
   grepThreads: number;
+  uploadIdleTimeoutMs: number;
+  uploadsPerTenant: number;
+  uploadStagingTtlSeconds: number;
 }

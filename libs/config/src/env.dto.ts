@@ -152,6 +152,22 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(1) @Max(64)
   GREP_THREADS = 2;
 
+  /**
+   * An upload whose body sends nothing for this long is ended: 408 upload_idle_timeout, nothing stored.
+   * A streaming tool sends continuously and TCP recovers a lost packet within seconds; 30 s is a hung
+   * client, and it frees one of its tenant's UPLOADS_PER_TENANT slots no later than that.
+   */
+  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  UPLOAD_IDLE_TIMEOUT_MS = 30_000;
+
+  /** Uploads one tenant may have in progress at once, across every API replica (429 too_many_uploads beyond). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  UPLOADS_PER_TENANT = 4;
+
+  /** A staging upload its request stopped touching this long ago (client gone, process killed) is collected by the GC. */
+  @Transform(toInt) @IsInt() @Min(1)
+  UPLOAD_STAGING_TTL_S = 600;
+
   /** A session's prune/archive job runs this long after the first step.finished since its last run (later steps fold into it). */
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
   PRUNE_JOB_DELAY_MS = 2000;
@@ -175,7 +191,30 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(1) @Max(86_400)
   AUTH_FAILURE_WINDOW_S = 60;
 
-  /** Requests per second one tenant may make across every API replica (429 beyond); 0 = unlimited. */
+  /**
+   * Requests per second one tenant may make across every API replica (429 beyond); 0 = unlimited. The
+   * default bounds a runaway client well above what one API process serves; tighten it per tenant.
+   */
   @Transform(toInt) @IsInt() @Min(0)
-  TENANT_REQUEST_RATE = 0;
+  TENANT_REQUEST_RATE = 5000;
+
+  /** Request-body bytes per second one tenant may send across every API replica (429 beyond); 0 = unlimited. */
+  @Transform(toInt) @IsInt() @Min(0)
+  TENANT_BYTE_RATE = 64 * 1024 * 1024;
+
+  /** Pooled connections one tenant's transactions may hold at once in one process; 0 = the whole pool. Unset: half of DB_POOL_SIZE. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(200)
+  TENANT_MAX_CONNECTIONS?: number;
+
+  /** How long a transaction waits for one of its tenant's connections before 429 tenant_concurrency_limited. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  TENANT_CONNECTION_WAIT_MS = 5000;
+
+  /** Stored event bytes (the events' JSON) one tenant may keep; 0 = unlimited. */
+  @Transform(toInt) @IsInt() @Min(0)
+  TENANT_EVENT_BYTES_QUOTA = 0;
+
+  /** Stored tool-output bytes (distinct outputs) one tenant may keep; 0 = unlimited. */
+  @Transform(toInt) @IsInt() @Min(0)
+  TENANT_TOOL_OUTPUT_BYTES_QUOTA = 0;
 }

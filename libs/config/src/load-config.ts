@@ -36,8 +36,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   if (dto.NODE_ENV === 'production' && !dto.ADMIN_TOKEN) throw new ConfigError('Invalid configuration:\n  ADMIN_TOKEN is required in production');
+  if (dto.TENANT_MAX_CONNECTIONS !== undefined && dto.TENANT_MAX_CONNECTIONS > dto.DB_POOL_SIZE) {
+    throw new ConfigError('Invalid configuration:\n  TENANT_MAX_CONNECTIONS must not exceed DB_POOL_SIZE');
+  }
   if (dto.SUMMARIZER_TIMEOUT_MS >= dto.WORKER_LOCK_DURATION_MS) {
     throw new ConfigError('Invalid configuration:\n  SUMMARIZER_TIMEOUT_MS must be below WORKER_LOCK_DURATION_MS');
+  }
+  // Node refuses a headers timeout above the request timeout with a message naming neither variable.
+  if (dto.HTTP_HEADERS_TIMEOUT_MS > dto.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
   return {
     env: dto.NODE_ENV,
@@ -51,7 +58,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
     redis: { url: dto.REDIS_URL, prefix: dto.QUEUE_PREFIX },
     http: { host: dto.HOST, port: dto.PORT, maxBodyBytes: dto.MAX_BODY_BYTES, maxJsonDepth: dto.MAX_JSON_DEPTH, requestTimeoutMs: dto.HTTP_REQUEST_TIMEOUT_MS, headersTimeoutMs: dto.HTTP_HEADERS_TIMEOUT_MS },
     adminToken: dto.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
-    limits: { maxEventsPerAppend: dto.MAX_EVENTS_PER_APPEND, maxPageSize: dto.MAX_PAGE_SIZE, tenantRequestRate: dto.TENANT_REQUEST_RATE },
+    limits: { maxEventsPerAppend: dto.MAX_EVENTS_PER_APPEND, maxPageSize: dto.MAX_PAGE_SIZE },
+    tenants: {
+      limits: {
+        requestsPerSecond: dto.TENANT_REQUEST_RATE,
+        bytesPerSecond: dto.TENANT_BYTE_RATE,
+        maxConnections: dto.TENANT_MAX_CONNECTIONS ?? Math.ceil(dto.DB_POOL_SIZE / 2),
+      },
+      quotas: { eventBytes: dto.TENANT_EVENT_BYTES_QUOTA, toolOutputBytes: dto.TENANT_TOOL_OUTPUT_BYTES_QUOTA },
+      connectionWaitMs: dto.TENANT_CONNECTION_WAIT_MS,
+    },
     auth: { apiKeyCacheTtlMs: dto.API_KEY_CACHE_TTL_MS, failureLimit: dto.AUTH_FAILURE_LIMIT, failureWindowSeconds: dto.AUTH_FAILURE_WINDOW_S },
     idempotency: { ttlHours: dto.IDEMPOTENCY_TTL_HOURS },
     outbox: { sweepIntervalMs: dto.OUTBOX_SWEEP_INTERVAL_MS, graceMs: dto.OUTBOX_GRACE_MS },
@@ -69,6 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
       grepTimeLimitMs: dto.GREP_TIME_LIMIT_MS,
       grepMaxScanBytes: dto.GREP_MAX_SCAN_BYTES,
       grepThreads: dto.GREP_THREADS,
+      uploadIdleTimeoutMs: dto.UPLOAD_IDLE_TIMEOUT_MS,
+      uploadsPerTenant: dto.UPLOADS_PER_TENANT,
+      uploadStagingTtlSeconds: dto.UPLOAD_STAGING_TTL_S,
     },
     prune: { jobDelayMs: dto.PRUNE_JOB_DELAY_MS },
     reconciler: { intervalMs: dto.RECONCILE_INTERVAL_MS, afterMs: dto.RECONCILE_AFTER_MS, maxAttempts: dto.RECONCILE_MAX_ATTEMPTS },

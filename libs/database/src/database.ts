@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Pool, PoolClient, QueryResultRow, types } from 'pg';
+import { DomainError } from '@app/domain';
 import { DatabaseUnavailableError, isConnectionLoss } from './unavailable';
 
 // seq, head and counts are bigint in SQL; they stay far below 2^53.
@@ -40,6 +41,67 @@ function txOf(client: PoolClient): Tx {
   };
 }
 
+/** How many pooled connections one tenant's transactions may hold at once (0 = no cap), and how long one waits for its turn. */
+export interface TenantConnectionCap {
+  capOf: (tenantId: string) => number;
+  maxWaitMs: number;
+}
+
+/**
+ * A semaphore per tenant in front of the pool: a tenant's transactions beyond
+ * its cap wait here, in arrival order and holding no connection, so one
+ * tenant cannot take the whole pool from the others. A wait beyond
+ * maxWaitMs is refused: 429 `tenant_concurrency_limited`.
+ */
+class TenantSlots {
+  private readonly tenants = new Map<string, { held: number; waiting: Array<() => void> }>();
+
+  constructor(private readonly cap: TenantConnectionCap) {}
+
+  async acquire(tenantId: string): Promise<void> {
+    let state = this.tenants.get(tenantId);
+    if (!state) this.tenants.set(tenantId, (state = { held: 0, waiting: [] }));
+    if (this.hasRoom(tenantId, state.held)) {
+      state.held++;
+      return;
+    }
+    const { waiting } = state;
+    await new Promise<void>((resolve, reject) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiting.splice(waiting.indexOf(grant), 1);
+        reject(
+          new DomainError(
+            'rate_limited',
+            'tenant_concurrency_limited',
+            `This tenant's requests already hold ${this.cap.capOf(tenantId)} database connections; none came free within ${this.cap.maxWaitMs} ms`,
+            { retryAfter: 1 },
+          ),
+        );
+      }, this.cap.maxWaitMs);
+      waiting.push(grant);
+    });
+  }
+
+  release(tenantId: string): void {
+    const state = this.tenants.get(tenantId)!;
+    state.held--;
+    while (state.waiting.length > 0 && this.hasRoom(tenantId, state.held)) {
+      state.held++;
+      state.waiting.shift()!();
+    }
+    if (state.held === 0) this.tenants.delete(tenantId);
+  }
+
+  private hasRoom(tenantId: string, held: number): boolean {
+    const cap = this.cap.capOf(tenantId);
+    return cap === 0 || held < cap;
+  }
+}
+
 /**
  * A pool of connections as one database role, and the only way to run
  * tenant-scoped SQL: `tenantTx` opens a transaction with app.tenant_id set
@@ -47,6 +109,7 @@ function txOf(client: PoolClient): Tx {
  */
 export class Database {
   readonly pool: Pool;
+  private tenantSlots: TenantSlots | undefined;
 
   constructor(url: string, poolSize: number, applicationName: string) {
     this.pool = new Pool({
@@ -67,10 +130,21 @@ export class Database {
     this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
+  /** Caps each tenant's concurrent transactions in this process (the API does; the worker's concurrency is bounded already). */
+  capTenantConnections(cap: TenantConnectionCap): void {
+    this.tenantSlots = new TenantSlots(cap);
+  }
+
   async tenantTx<T>(tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
     // The tenant id is inlined so BEGIN and set_config share one round trip; it is a checked UUID.
     if (!UUID.test(tenantId)) throw new Error('tenantTx needs a UUID tenant id');
-    return this.transaction(`BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`, work);
+    const slots = this.tenantSlots;
+    await slots?.acquire(tenantId);
+    try {
+      return await this.transaction(`BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`, work);
+    } finally {
+      slots?.release(tenantId);
+    }
   }
 
   /** A transaction with no tenant set: every tenant table reads as empty. */

@@ -20,7 +20,8 @@ export async function ensureDatabase(ownerUrl: string): Promise<void> {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (rowCount === 0) {
       await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((e: { code?: string }) => {
-        if (e.code !== '42P04') throw e; // created meanwhile by another process
+        // Created meanwhile by another process: 42P04, or 23505 when both inserted into pg_database at once.
+        if (e.code !== '42P04' && e.code !== '23505') throw e;
       });
     }
   } finally {

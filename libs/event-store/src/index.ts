@@ -4,3 +4,4 @@ export * from './events.store';
 export * from './idempotency.store';
 export * from './outbox.store';
 export * from './compaction.store';
+export * from './usage.store';

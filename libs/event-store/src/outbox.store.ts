@@ -5,6 +5,8 @@ export interface OutboxMessage {
   /** Deterministic BullMQ job id: a retried dispatch cannot create a second job. */
   jobId: string;
   payload: Record<string, unknown>;
+  /** The session's BullMQ deduplication key, when its jobs fold into one another (compaction, scheduled prune). */
+  deduplicationId?: string | null;
 }
 
 export interface OutboxRow extends OutboxMessage {
@@ -12,20 +14,27 @@ export interface OutboxRow extends OutboxMessage {
   outboxId: number;
 }
 
+const ROW_COLUMNS = 'tenant_id, outbox_id, job_name, job_id, payload, deduplication_id';
+
+function toOutboxRow(r: Record<string, any>): OutboxRow {
+  return { tenantId: r.tenant_id, outboxId: r.outbox_id, jobName: r.job_name, jobId: r.job_id, payload: r.payload, deduplicationId: r.deduplication_id };
+}
+
 /** Written in the caller's transaction, so the trigger commits with the events. */
 export async function insertOutbox(tx: Tx, messages: readonly OutboxMessage[]): Promise<OutboxRow[]> {
   if (messages.length === 0) return [];
   const rows = await tx.query(
-    `INSERT INTO outbox (tenant_id, job_name, job_id, payload)
-     SELECT current_tenant(), name, id, payload FROM unnest($1::text[], $2::text[], $3::jsonb[]) AS t(name, id, payload)
-     RETURNING tenant_id, outbox_id, job_name, job_id, payload`,
-    [messages.map((m) => m.jobName), messages.map((m) => m.jobId), messages.map((m) => JSON.stringify(m.payload))],
+    `INSERT INTO outbox (tenant_id, job_name, job_id, payload, deduplication_id)
+     SELECT current_tenant(), name, id, payload, dedup FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[]) AS t(name, id, payload, dedup)
+     RETURNING ${ROW_COLUMNS}`,
+    [
+      messages.map((m) => m.jobName),
+      messages.map((m) => m.jobId),
+      messages.map((m) => JSON.stringify(m.payload)),
+      messages.map((m) => m.deduplicationId ?? null),
+    ],
   );
   return rows.map(toOutboxRow);
-}
-
-function toOutboxRow(r: Record<string, any>): OutboxRow {
-  return { tenantId: r.tenant_id, outboxId: r.outbox_id, jobName: r.job_name, jobId: r.job_id, payload: r.payload };
 }
 
 export async function markOutboxDispatched(tx: Tx, rows: readonly Pick<OutboxRow, 'tenantId' | 'outboxId'>[]): Promise<void> {
@@ -35,6 +44,15 @@ export async function markOutboxDispatched(tx: Tx, rows: readonly Pick<OutboxRow
       WHERE outbox.tenant_id = t.tenant_id AND outbox.outbox_id = t.outbox_id`,
     [rows.map((r) => r.tenantId), rows.map((r) => r.outboxId)],
   );
+}
+
+/**
+ * The same, for a row written by another step of the request that kept
+ * only its job id (the prune trigger of an append); it is still
+ * undispatched, so the partial index on undispatched rows finds it.
+ */
+export async function markOutboxDispatchedByJobId(tx: Tx, jobId: string): Promise<void> {
+  await tx.query(`UPDATE outbox SET dispatched_at = now() WHERE dispatched_at IS NULL AND job_id = $1`, [jobId]);
 }
 
 /**
@@ -49,7 +67,7 @@ export async function claimUndispatchedOutbox(tx: Tx, graceMs: number, limit: nu
         SELECT tenant_id, outbox_id FROM outbox
          WHERE dispatched_at IS NULL AND created_at < now() - make_interval(secs => $1::double precision / 1000)
          ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-      RETURNING tenant_id, outbox_id, job_name, job_id, payload`,
+      RETURNING ${ROW_COLUMNS}`,
     [graceMs, limit],
   );
   return rows.map(toOutboxRow);
@@ -64,31 +82,34 @@ export async function recordOutboxError(tx: Tx, rows: readonly Pick<OutboxRow, '
   );
 }
 
-/** A dispatched compaction trigger the reconciler is looking at, and whether its marker is closed in the log. */
-export interface UnsettledCompaction extends OutboxRow {
+/** A dispatched trigger the reconciler is looking at; for a compaction, whether its marker is closed in the log. */
+export interface UnsettledTrigger extends OutboxRow {
   reconcileAttempts: number;
   closed: boolean;
 }
 
 /**
- * The reconciler's claim: dispatched `compact` rows not yet settled, older
- * than `afterMs` and not looked at for as long, locked with SKIP LOCKED so
- * reconcilers on several workers share them. A marker is closed when one of
- * its closing events exists (cmp-N-completed/-skipped/-gave-up), when a later
- * marker or pivot supersedes it (that row's reconciliation covers the
- * session), or when its session is gone.
+ * The reconciler's claim: dispatched `compact` and `prune` rows not yet
+ * settled, older than `afterMs` and not looked at for as long, locked with
+ * SKIP LOCKED so reconcilers on several workers share them. A compaction
+ * marker is closed when one of its closing events exists
+ * (cmp-N-completed/-skipped/-gave-up), when a later marker or pivot
+ * supersedes it (that row's reconciliation covers the session), or when its
+ * session is gone. A prune row leaves no event: the job settles it
+ * (settlePruneTriggers), so it is never closed here.
  */
-export async function claimUnsettledCompactions(tx: Tx, afterMs: number, limit: number): Promise<UnsettledCompaction[]> {
+export async function claimUnsettledTriggers(tx: Tx, afterMs: number, limit: number): Promise<UnsettledTrigger[]> {
   const rows = await tx.query(
-    `SELECT o.tenant_id, o.outbox_id, o.job_name, o.job_id, o.payload, o.reconcile_attempts,
-            EXISTS (SELECT 1 FROM session_events e
-                     WHERE e.tenant_id = o.tenant_id AND e.session_id = o.payload->>'sessionId'
-                       AND ((e.seq > m.seq AND e.type IN ('compaction.requested', 'compaction.completed'))
-                            OR e.event_id IN ('cmp-' || m.seq || '-completed', 'cmp-' || m.seq || '-skipped', 'cmp-' || m.seq || '-gave-up')))
-            OR NOT EXISTS (SELECT 1 FROM session_events e
-                            WHERE e.tenant_id = o.tenant_id AND e.session_id = o.payload->>'sessionId' AND e.seq = m.seq) AS closed
+    `SELECT o.tenant_id, o.outbox_id, o.job_name, o.job_id, o.payload, o.deduplication_id, o.reconcile_attempts,
+            o.job_name = 'compact' AND (
+              EXISTS (SELECT 1 FROM session_events e
+                       WHERE e.tenant_id = o.tenant_id AND e.session_id = o.payload->>'sessionId'
+                         AND ((e.seq > m.seq AND e.type IN ('compaction.requested', 'compaction.completed'))
+                              OR e.event_id IN ('cmp-' || m.seq || '-completed', 'cmp-' || m.seq || '-skipped', 'cmp-' || m.seq || '-gave-up')))
+              OR NOT EXISTS (SELECT 1 FROM session_events e
+                              WHERE e.tenant_id = o.tenant_id AND e.session_id = o.payload->>'sessionId' AND e.seq = m.seq)) AS closed
        FROM outbox o CROSS JOIN LATERAL (SELECT (o.payload->>'markerSeq')::bigint AS seq) m
-      WHERE o.job_name = 'compact' AND o.settled_at IS NULL AND o.dispatched_at IS NOT NULL
+      WHERE o.job_name IN ('compact', 'prune') AND o.settled_at IS NULL AND o.dispatched_at IS NOT NULL
         AND o.created_at < now() - make_interval(secs => $1::double precision / 1000)
         AND (o.reconciled_at IS NULL OR o.reconciled_at < now() - make_interval(secs => $1::double precision / 1000))
       ORDER BY o.created_at LIMIT $2 FOR UPDATE OF o SKIP LOCKED`,
@@ -97,7 +118,7 @@ export async function claimUnsettledCompactions(tx: Tx, afterMs: number, limit: 
   return rows.map((r: Record<string, any>) => ({ ...toOutboxRow(r), reconcileAttempts: r.reconcile_attempts, closed: r.closed }));
 }
 
-/** Records what the reconciler did with each row: settled (its marker is closed), re-enqueued (one attempt more), or only looked at (a live job has it). */
+/** Records what the reconciler did with each row: settled (its work is done or given up), re-enqueued (one attempt more), or only looked at (a live job has it). */
 export async function recordReconciliation(
   tx: Tx,
   rows: ReadonlyArray<Pick<OutboxRow, 'tenantId' | 'outboxId'> & { outcome: 'settled' | 'requeued' | 'live' }>,
@@ -110,5 +131,20 @@ export async function recordReconciliation(
        FROM unnest($1::uuid[], $2::bigint[], $3::text[]) AS t(tenant_id, outbox_id, outcome)
       WHERE outbox.tenant_id = t.tenant_id AND outbox.outbox_id = t.outbox_id`,
     [rows.map((r) => r.tenantId), rows.map((r) => r.outboxId), rows.map((r) => r.outcome)],
+  );
+}
+
+/**
+ * A prune job (which leaves no event when it finds nothing to do) ran
+ * through `throughSeq`, or found its session gone (null): every unsettled
+ * prune trigger of the session it covered is settled, in the tenant's
+ * transaction. `job_name` is a literal so the partial index applies.
+ */
+export async function settlePruneTriggers(tx: Tx, sessionId: string, throughSeq: number | null): Promise<void> {
+  await tx.query(
+    `UPDATE outbox SET settled_at = now()
+      WHERE job_name = 'prune' AND settled_at IS NULL AND payload->>'sessionId' = $1
+        AND ($2::bigint IS NULL OR (payload->>'headSeq')::bigint <= $2)`,
+    [sessionId, throughSeq],
   );
 }

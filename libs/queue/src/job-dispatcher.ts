@@ -1,8 +1,8 @@
-import { JobsOptions, Queue } from 'bullmq';
+import { Job, JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { OutboxMessage } from '@app/event-store';
-import { sessionJobId } from './job-ids';
-import { JOB_QUEUE, JobName, QueueName } from './queue-names';
+import { JOB_QUEUE, JobName, QueueName, SessionJobData } from './queue-names';
+import { TenantBacklog } from './tenant-backlog';
 
 /**
  * Five attempts 2, 4, 8, 16 s apart ride out a PostgreSQL restart of about
@@ -16,20 +16,25 @@ const DEFAULT_JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600 },
 } as const;
 
-/**
- * Compaction runs at most once at a time per session, with at most one run
- * queued behind it (BullMQ's keepLastIfActive deduplication, keyed by the
- * session); a run works whatever marker is pending when it starts.
- */
-function jobOptions(message: OutboxMessage): JobsOptions {
-  const deduplicationId = deduplicationIdOf(message);
-  return deduplicationId ? { deduplication: { id: deduplicationId, keepLastIfActive: true } } : {};
+/** How a message is enqueued beyond what its outbox row says. */
+export interface DispatchOptions {
+  /** Run no sooner than this: the fold window of a scheduled prune, so a burst of steps shares one run. */
+  delayMs?: number;
 }
 
-function deduplicationIdOf(message: OutboxMessage): string | null {
-  if (message.jobName !== JobName.Compact) return null;
-  const { tenantId, sessionId } = message.payload as { tenantId: string; sessionId: string };
-  return sessionJobId(JobName.Compact, tenantId, sessionId, 'session');
+/**
+ * A message's own options: its session's deduplication key when it has one
+ * (at most one run queued per key, one more kept while it runs: BullMQ's
+ * keepLastIfActive; a run works whatever is pending when it starts), and
+ * its tenant's fair-share priority.
+ */
+function jobOptions(message: OutboxMessage, priority: number, options: DispatchOptions): JobsOptions {
+  return {
+    jobId: message.jobId,
+    priority,
+    ...(options.delayMs ? { delay: options.delayMs } : {}),
+    ...(message.deduplicationId ? { deduplication: { id: message.deduplicationId, keepLastIfActive: true } } : {}),
+  };
 }
 
 /** States in which a job will still run (or is running). */
@@ -41,14 +46,24 @@ function queueOf(message: OutboxMessage): QueueName {
   return queueName;
 }
 
-/** Enqueues outbox messages into their queue; adding an existing job id is a no-op in BullMQ. */
+const tenantOf = (message: OutboxMessage) => (message.payload as unknown as SessionJobData).tenantId;
+
+/**
+ * The one place jobs are enqueued (the API's after-commit dispatch, the
+ * sweeper's batches, the reconciler's re-enqueues), so every job gets its
+ * deterministic id, its deduplication and its tenant's fair-share priority
+ * (TenantBacklog). Adding an existing job id is a no-op in BullMQ.
+ */
 export class JobDispatcher {
   private readonly queues = new Map<QueueName, Queue>();
+  private readonly backlog: TenantBacklog;
 
   constructor(
     private readonly connection: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.backlog = new TenantBacklog(connection, prefix);
+  }
 
   /**
    * BullMQ's add waits, without a bound, for a connection that has never
@@ -73,23 +88,40 @@ export class JobDispatcher {
    * when per-session deduplication folded it into a job already queued or
    * running, that job's.
    */
-  async dispatch(message: OutboxMessage): Promise<string> {
-    const queueName = queueOf(message);
-    if (!this.connected) throw new Error('Redis is not connected');
-    const job = await this.queue(queueName).add(message.jobName, message.payload, { jobId: message.jobId, ...jobOptions(message) });
-    return job.id ?? message.jobId;
+  async dispatch(message: OutboxMessage, options: DispatchOptions = {}): Promise<string> {
+    const [jobId] = await this.enqueue(queueOf(message), [message], options);
+    return jobId;
   }
 
-  /** Enqueues many messages with one round trip per queue (the sweeper's batches); all or nothing per queue. */
+  /** Enqueues many messages with one addBulk per queue (the sweeper's batches). */
   async dispatchBulk(messages: readonly OutboxMessage[]): Promise<void> {
-    if (!this.connected) throw new Error('Redis is not connected');
     const byQueue = new Map<QueueName, OutboxMessage[]>();
     for (const message of messages) byQueue.set(queueOf(message), [...(byQueue.get(queueOf(message)) ?? []), message]);
-    await Promise.all(
-      [...byQueue].map(([name, batch]) =>
-        this.queue(name).addBulk(batch.map((m) => ({ name: m.jobName, data: m.payload, opts: { jobId: m.jobId, ...jobOptions(m) } }))),
-      ),
+    await Promise.all([...byQueue].map(([name, batch]) => this.enqueue(name, batch, {})));
+  }
+
+  /**
+   * Priorities from the tenants' backlogs, the jobs, then the backlogs again
+   * with the jobs that were really added (not folded into another by
+   * deduplication). Returns the id doing each message's work.
+   */
+  private async enqueue(name: QueueName, messages: readonly OutboxMessage[], options: DispatchOptions): Promise<string[]> {
+    if (!this.connected) throw new Error('Redis is not connected');
+    const priorities = await this.backlog.priorities(name, messages.map(tenantOf));
+    const jobs = await this.queue(name).addBulk(
+      messages.map((m, i) => ({ name: m.jobName, data: m.payload, opts: jobOptions(m, priorities[i], options) })),
     );
+    const ids = jobs.map((job, i) => job.id ?? messages[i].jobId);
+    const added = messages.filter((m, i) => ids[i] === m.jobId).map((m) => ({ tenantId: tenantOf(m), jobId: m.jobId }));
+    // Bookkeeping only: a job missing from its backlog costs a little fairness, never the job.
+    await this.backlog.added(name, added).catch(() => undefined);
+    return ids;
+  }
+
+  /** A worker's job ran to the end of an attempt: it no longer counts in its tenant's backlog. Never throws. */
+  async ended(name: QueueName, job: Pick<Job<Partial<SessionJobData>>, 'id' | 'data'>): Promise<void> {
+    if (!job.id || !job.data?.tenantId) return;
+    await this.backlog.removed(name, [{ tenantId: job.data.tenantId, jobId: job.id }]).catch(() => undefined);
   }
 
   /**
@@ -98,8 +130,7 @@ export class JobDispatcher {
    */
   async hasLiveJob(message: OutboxMessage): Promise<boolean> {
     const queue = this.queue(queueOf(message));
-    const deduplicationId = deduplicationIdOf(message);
-    const holder = deduplicationId ? await queue.getDeduplicationJobId(deduplicationId) : null;
+    const holder = message.deduplicationId ? await queue.getDeduplicationJobId(message.deduplicationId) : null;
     for (const id of new Set([message.jobId, ...(holder ? [holder] : [])])) {
       if (LIVE_STATES.has(await queue.getJobState(id))) return true;
     }
@@ -109,11 +140,13 @@ export class JobDispatcher {
   /**
    * Enqueues the message again under a fresh id (`<jobId>-r<attempt>`): its
    * first job failed for good or vanished with Redis's data. A deduplication
-   * key left behind by a failed job would swallow the new one, so it goes first.
+   * key left behind by a failed job would swallow the new one, so it goes
+   * first, and so does the old id from its tenant's backlog.
    */
   async redispatch(message: OutboxMessage, attempt: number): Promise<void> {
-    const deduplicationId = deduplicationIdOf(message);
-    if (deduplicationId) await this.queue(queueOf(message)).removeDeduplicationKey(deduplicationId);
+    const name = queueOf(message);
+    if (message.deduplicationId) await this.queue(name).removeDeduplicationKey(message.deduplicationId);
+    await this.backlog.removed(name, [{ tenantId: tenantOf(message), jobId: message.jobId }]);
     await this.dispatch({ ...message, jobId: `${message.jobId}-r${attempt}` });
   }
 

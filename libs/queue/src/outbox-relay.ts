@@ -1,6 +1,6 @@
 import { Database } from '@app/database';
-import { claimUndispatchedOutbox, markOutboxDispatched, OutboxRow, recordOutboxError } from '@app/event-store';
-import { JobDispatcher } from './job-dispatcher';
+import { claimUndispatchedOutbox, markOutboxDispatched, markOutboxDispatchedByJobId, OutboxMessage, OutboxRow, recordOutboxError } from '@app/event-store';
+import { DispatchOptions, JobDispatcher } from './job-dispatcher';
 
 /**
  * Moves committed outbox rows into BullMQ. The API calls `dispatchNow` right
@@ -31,6 +31,20 @@ export class OutboxRelay {
       await db.tenantTx(done[0].tenantId, (tx) => markOutboxDispatched(tx, done)).catch(() => undefined);
     }
     return jobIds;
+  }
+
+  /**
+   * `dispatchNow` for a row written by another step of the request, which
+   * kept only its message (the append's prune trigger), with the caller's
+   * options. Best effort; never throws: the sweeper has the row.
+   */
+  async dispatchWritten(db: Database, tenantId: string, message: OutboxMessage, options: DispatchOptions): Promise<void> {
+    try {
+      await this.dispatcher.dispatch(message, options);
+    } catch {
+      return;
+    }
+    await db.tenantTx(tenantId, (tx) => markOutboxDispatchedByJobId(tx, message.jobId)).catch(() => undefined);
   }
 
   /**

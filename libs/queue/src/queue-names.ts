@@ -11,7 +11,7 @@ export enum JobName {
   Compact = 'compact',
   /** Deletes expired tool outputs across tenants (repeatable, no payload). */
   ToolOutputGc = 'tool-output-gc',
-  /** Prunes and archives a session's old tool results (payload: SessionJobData). */
+  /** Prunes and archives a session's old tool results (payload: PruneJobData). */
   Prune = 'prune',
 }
 
@@ -32,4 +32,9 @@ export interface SessionJobData {
 export interface CompactJobData extends SessionJobData {
   /** The marker that caused the job; the job works the session's pending marker, which may be a newer one. */
   markerSeq: number;
+}
+
+export interface PruneJobData extends SessionJobData {
+  /** The session's head when the trigger was written; a run that read the log through it settles the trigger. */
+  headSeq: number;
 }

@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/guards';
-import { CreateTenantDto, IssueApiKeyDto, UpdateTenantDto } from './admin.dto';
+import { CreateTenantDto, IssueApiKeyDto, ListTenantsQuery, UpdateTenantDto } from './admin.dto';
 import { AdminService } from './admin.service';
 
 @ApiTags('admin')
@@ -17,10 +17,24 @@ export class AdminController {
     return this.admin.createTenant(dto.name);
   }
 
+  @Get()
+  @ApiOperation({ summary: 'List tenants with their effective limits and quotas and their storage usage, paged by cursor' })
+  listTenants(@Query() query: ListTenantsQuery) {
+    return this.admin.listTenants(query.limit, query.cursor);
+  }
+
+  @Get(':tenantId')
+  @ApiOperation({ summary: 'A tenant with its effective limits and quotas, their overrides, and its storage usage' })
+  getTenant(@Param('tenantId') tenantId: string) {
+    return this.admin.getTenant(tenantId);
+  }
+
   @Patch(':tenantId')
-  @ApiOperation({ summary: "Change the tenant's session-config defaults (deep-merged patch)" })
-  changeConfig(@Param('tenantId') tenantId: string, @Body() dto: UpdateTenantDto) {
-    return this.admin.changeConfig(tenantId, dto.config);
+  @ApiOperation({
+    summary: "Change the tenant's session-config defaults (deep-merged patch) and its limit and quota overrides (null drops one)",
+  })
+  updateTenant(@Param('tenantId') tenantId: string, @Body() dto: UpdateTenantDto) {
+    return this.admin.updateTenant(tenantId, dto);
   }
 
   @Post(':tenantId/api-keys')

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsInt, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 
 export class CreateTenantDto {
   @ApiProperty({ example: 'acme' })
@@ -13,13 +14,58 @@ export class IssueApiKeyDto {
   name?: string;
 }
 
+const OVERRIDE = 'null drops the override (the configured default applies again); 0 = unlimited';
+
+/** Overrides of the TENANT_* defaults; a key left out keeps its current value. */
+export class TenantLimitsDto {
+  @ApiPropertyOptional({ description: `Requests per second across API replicas (TENANT_REQUEST_RATE); ${OVERRIDE}`, nullable: true, example: 200 })
+  @IsOptional() @IsInt() @Min(0) @Max(1_000_000)
+  requestsPerSecond?: number | null;
+
+  @ApiPropertyOptional({ description: `Request-body bytes per second across API replicas (TENANT_BYTE_RATE); ${OVERRIDE}`, nullable: true })
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  bytesPerSecond?: number | null;
+
+  @ApiPropertyOptional({ description: `Pooled connections its requests may hold at once, per API process (TENANT_MAX_CONNECTIONS); ${OVERRIDE}`, nullable: true })
+  @IsOptional() @IsInt() @Min(0) @Max(200)
+  maxConnections?: number | null;
+}
+
+export class TenantQuotasDto {
+  @ApiPropertyOptional({ description: `Stored event bytes (TENANT_EVENT_BYTES_QUOTA); ${OVERRIDE}`, nullable: true })
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  eventBytes?: number | null;
+
+  @ApiPropertyOptional({ description: `Stored tool-output bytes (TENANT_TOOL_OUTPUT_BYTES_QUOTA); ${OVERRIDE}`, nullable: true })
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  toolOutputBytes?: number | null;
+}
+
 export class UpdateTenantDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     description: "Session-config defaults of the tenant, deep-merged into the current ones; every session resolves preset ← tenant ← session",
     type: 'object',
     additionalProperties: true,
     example: { preset: 'opencode', compaction: { summarizer: 'openai', model: 'gpt-4.1-mini' } },
   })
-  @IsObject()
-  config: Record<string, unknown>;
+  @IsOptional() @IsObject()
+  config?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: TenantLimitsDto })
+  @IsOptional() @ValidateNested() @Type(() => TenantLimitsDto)
+  limits?: TenantLimitsDto;
+
+  @ApiPropertyOptional({ type: TenantQuotasDto })
+  @IsOptional() @ValidateNested() @Type(() => TenantQuotasDto)
+  quotas?: TenantQuotasDto;
+}
+
+export class ListTenantsQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @IsOptional() @IsUUID()
+  cursor?: string;
 }

@@ -1,18 +1,43 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
-import { applyConfigPatch, DomainError, resolveSessionConfig } from '@app/domain';
-import { insertApiKey, insertTenant, readTenantConfig, revokeApiKey, tenantExists, updateTenantConfig } from '@app/event-store';
+import { applyConfigPatch, DomainError, invalid, resolveSessionConfig } from '@app/domain';
+import {
+  findTenant,
+  insertApiKey,
+  insertTenant,
+  listTenants,
+  revokeApiKey,
+  tenantExists,
+  TenantRecord,
+  updateTenantConfig,
+  updateTenantOverrides,
+} from '@app/event-store';
 import { ApiKeysService } from '../auth/api-keys.service';
+import { effectivePolicy, TenantRateLimiter } from '../auth/tenant-rate-limiter';
+import { TenantLimitsDto, TenantQuotasDto, UpdateTenantDto } from './admin.dto';
 
 const tenantNotFound = () => new DomainError('not_found', 'tenant_not_found', 'Tenant does not exist');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Overrides with a patch applied: a number sets one, null drops it, a key left out stays. */
+function patchOverrides<T extends object>(current: Partial<T>, patch: TenantLimitsDto | TenantQuotasDto | undefined): Partial<T> {
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    if (value === null) delete next[key];
+    else if (value !== undefined) next[key] = value;
+  }
+  return next as Partial<T>;
+}
 
 @Injectable()
 export class AdminService {
   constructor(
     private readonly db: Database,
     private readonly keys: ApiKeysService,
+    private readonly tenantLimits: TenantRateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async createTenant(name: string) {
@@ -23,6 +48,20 @@ export class AdminService {
     });
   }
 
+  /** Every tenant with its effective limits, quotas and usage, paged by tenant id. */
+  async listTenants(limit = 100, cursor?: string) {
+    const rows = await this.db.systemTx((tx) => listTenants(tx, limit + 1, cursor));
+    const page = rows.slice(0, limit);
+    return { tenants: page.map((t) => this.view(t)), nextCursor: rows.length > limit ? page[page.length - 1].tenantId : null };
+  }
+
+  async getTenant(tenantId: string) {
+    if (!UUID.test(tenantId)) throw tenantNotFound();
+    const tenant = await this.db.tenantTx(tenantId, findTenant);
+    if (!tenant) throw tenantNotFound();
+    return this.view(tenant);
+  }
+
   async issueKey(tenantId: string, name?: string) {
     if (!UUID.test(tenantId)) throw tenantNotFound();
     return this.db.tenantTx(tenantId, async (tx) => {
@@ -31,17 +70,33 @@ export class AdminService {
     });
   }
 
-  /** Merges a patch into the tenant's session-config defaults; a config that does not resolve is refused. */
-  async changeConfig(tenantId: string, patch: Record<string, unknown>) {
+  /**
+   * Merges a patch into the tenant's session-config defaults (a config that
+   * does not resolve is refused) and into its limit and quota overrides,
+   * which this replica applies from the next request.
+   */
+  async updateTenant(tenantId: string, patch: UpdateTenantDto) {
     if (!UUID.test(tenantId)) throw tenantNotFound();
-    return this.db.tenantTx(tenantId, async (tx) => {
-      const current = await readTenantConfig(tx);
-      if (!current) throw tenantNotFound();
-      const config = applyConfigPatch(current, patch) as Record<string, unknown>;
-      resolveSessionConfig(null, config, {});
-      const updated = await updateTenantConfig(tx, config);
-      return { tenantId, name: updated!.name, config };
+    if (patch.config === undefined && patch.limits === undefined && patch.quotas === undefined) {
+      throw invalid('validation_failed', 'Nothing to change: give config, limits or quotas', { fields: [] });
+    }
+    const updated = await this.db.tenantTx(tenantId, async (tx) => {
+      const tenant = await findTenant(tx);
+      if (!tenant) throw tenantNotFound();
+      if (patch.config !== undefined) {
+        tenant.config = applyConfigPatch(tenant.config, patch.config) as Record<string, unknown>;
+        resolveSessionConfig(null, tenant.config, {});
+        await updateTenantConfig(tx, tenant.config);
+      }
+      if (patch.limits !== undefined || patch.quotas !== undefined) {
+        tenant.limits = patchOverrides(tenant.limits, patch.limits);
+        tenant.quotas = patchOverrides(tenant.quotas, patch.quotas);
+        await updateTenantOverrides(tx, tenant);
+      }
+      return tenant;
     });
+    this.tenantLimits.forget(tenantId);
+    return this.view(updated);
   }
 
   async revokeKey(tenantId: string, keyId: string): Promise<void> {
@@ -56,5 +111,18 @@ export class AdminService {
     const key = this.keys.generate(tenantId);
     const record = await insertApiKey(tx, { tenantId, keyId: key.keyId, prefix: key.prefix, hash: key.hash, name });
     return { keyId: record.keyId, key: key.key, prefix: record.prefix, name: record.name, createdAt: record.createdAt.toISOString() };
+  }
+
+  /** Effective limits and quotas (0 = unlimited), the overrides they come from, and the bytes stored now. */
+  private view(tenant: TenantRecord) {
+    return {
+      tenantId: tenant.tenantId,
+      name: tenant.name,
+      createdAt: tenant.createdAt.toISOString(),
+      config: tenant.config,
+      ...effectivePolicy(this.config, tenant),
+      overrides: { limits: tenant.limits, quotas: tenant.quotas },
+      usage: tenant.usage,
+    };
   }
 }

@@ -25,7 +25,7 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthedRequest>();
     request.principal = await this.keys.authenticate(bearer(request), request.ip);
-    await this.rateLimiter.admit(request.principal.tenantId, context.switchToHttp().getResponse());
+    await this.rateLimiter.admit(request.principal.tenantId, request, context.switchToHttp().getResponse());
     logContext.assign({ tenantId: request.principal.tenantId, sessionId: request.params?.sessionId as string | undefined });
     return true;
   }

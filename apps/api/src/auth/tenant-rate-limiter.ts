@@ -1,49 +1,211 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { APP_CONFIG, AppConfig } from '@app/config';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
+import { APP_CONFIG, AppConfig, TenantLimits, TenantQuotas } from '@app/config';
+import { Database, Tx } from '@app/database';
 import { DomainError } from '@app/domain';
+import { readTenantOverrides, readUsage, TenantOverrides } from '@app/event-store';
 import { PRODUCER_REDIS } from '@app/queue';
 
+/** One tenant's effective limits and quotas: the configured defaults with the admin API's overrides. */
+export interface TenantPolicy {
+  limits: TenantLimits;
+  quotas: TenantQuotas;
+}
+
+/** The configured defaults with the tenant's overrides. */
+export function effectivePolicy(config: AppConfig, overrides: TenantOverrides | undefined): TenantPolicy {
+  return { limits: { ...config.tenants.limits, ...overrides?.limits }, quotas: { ...config.tenants.quotas, ...overrides?.quotas } };
+}
+
+/** An override set through the admin API takes effect on this replica at once, on the others within this. */
+const POLICY_TTL_MS = 5000;
+/** Every tenant request asks Redis: one that does not answer (hung, network cut) costs a request at most this, then memory decides. */
+const REDIS_TIMEOUT_MS = 200;
+
+type Bucket = 'requests' | 'bytes';
+
+/** What one bucket said about this request. */
+interface Verdict {
+  bucket: Bucket;
+  quota: number;
+  state: RateLimiterRes;
+  refused: boolean;
+}
+
 /**
- * Requests per tenant and second (TENANT_REQUEST_RATE, 0 = unlimited),
- * counted in Redis so the limit holds across API replicas; each replica's
- * memory stands in while Redis is down. Every answer carries the IETF
- * draft's RateLimit-Policy and RateLimit headers; over the limit, 429
- * `tenant_rate_limited` with Retry-After, before any database work.
+ * Per-tenant limits (issue 11), decided before any database work:
+ *
+ * - Requests and request-body bytes per second, each a one-second bucket in
+ *   Redis (rate-limiter-flexible's fixed window: a bucket of one second's
+ *   worth, refilled whole each second), so the limits hold across API
+ *   replicas; each replica's memory stands in while Redis is down. Over the
+ *   request limit, 429 `tenant_rate_limited`; a tenant that has used up its
+ *   second is then refused from this process's memory until the second
+ *   ends, without asking Redis about its request count. A body larger than
+ *   what is left of the byte bucket still goes through when the bucket is
+ *   not empty; the overdraft blocks the tenant's bodies until it is paid
+ *   back at the tenant's rate (429 `tenant_byte_rate_limited`), so uploads
+ *   larger than one second's worth are possible and the average holds.
+ *   Every answer carries the IETF draft's RateLimit-Policy and RateLimit
+ *   headers; a refusal, Retry-After, and it is paced (see pace).
+ * - How many pooled connections the tenant's transactions may hold at once
+ *   in this process (Database.capTenantConnections).
+ * - Storage quotas, checked by the writers (assertWithinQuotas).
  */
 @Injectable()
 export class TenantRateLimiter {
-  private readonly limiter: RateLimiterRedis | null;
-  private readonly policy: string;
+  private readonly policies = new Map<string, TenantPolicy & { expiresAt: number }>();
+  private readonly loading = new Map<string, Promise<TenantPolicy>>();
+  private readonly buckets = new Map<string, RLWrapperTimeouts>();
+  /** When this process answers each refused tenant's latest refusal (see pace). */
+  private readonly refusalsAt = new Map<string, number>();
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, @Inject(PRODUCER_REDIS) redis: Redis) {
-    const points = config.limits.tenantRequestRate;
-    this.policy = `"requests";q=${points};w=1`;
-    this.limiter =
-      points === 0
-        ? null
-        : new RateLimiterRedis({
-            storeClient: redis,
-            keyPrefix: `${config.redis.prefix}:tenant-requests`,
-            points,
-            duration: 1,
-            insuranceLimiter: new RateLimiterMemory({ points, duration: 1 }),
-          });
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PRODUCER_REDIS) private readonly redis: Redis,
+    private readonly db: Database,
+  ) {
+    db.capTenantConnections({
+      // A tenant's first transactions (the key look-up) run before its policy is known: the default cap applies.
+      capOf: (tenantId) => (this.policies.get(tenantId)?.limits ?? config.tenants.limits).maxConnections,
+      maxWaitMs: config.tenants.connectionWaitMs,
+    });
   }
 
-  async admit(tenantId: string, response: Response): Promise<void> {
-    if (!this.limiter) return;
-    const state = await this.limiter.consume(tenantId).catch((rejection: unknown) => rejection);
-    if (!(state instanceof RateLimiterRes)) return;
-    const reset = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-    response.setHeader('RateLimit-Policy', this.policy);
-    response.setHeader('RateLimit', `"requests";r=${Math.max(0, state.remainingPoints)};t=${reset}`);
-    if (state.consumedPoints > this.config.limits.tenantRequestRate) {
-      throw new DomainError('rate_limited', 'tenant_rate_limited', `More than ${this.config.limits.tenantRequestRate} requests per second for this tenant`, {
-        retryAfter: reset,
-      });
+  /**
+   * The tenant's effective limits and quotas, cached for POLICY_TTL_MS. A miss
+   * reads them in a transaction of the tenant's own: call it before opening one.
+   */
+  async policyOf(tenantId: string): Promise<TenantPolicy> {
+    const cached = this.policies.get(tenantId);
+    if (cached && cached.expiresAt > Date.now()) return cached;
+    let load = this.loading.get(tenantId);
+    if (!load) {
+      load = this.load(tenantId).finally(() => this.loading.delete(tenantId));
+      this.loading.set(tenantId, load);
     }
+    return load;
+  }
+
+  /** Drops the cached policy: an admin change applies to this replica's next request. */
+  forget(tenantId: string): void {
+    this.policies.delete(tenantId);
+  }
+
+  /** Charges one request and its body against the tenant's buckets; throws 429 when either is used up. */
+  async admit(tenantId: string, request: Request & { rawBody?: Buffer }, response: Response): Promise<void> {
+    const { limits } = await this.policyOf(tenantId);
+    const bytes = request.rawBody?.length ?? Number(request.headers['content-length'] ?? 0);
+    // Both buckets in one round trip; a request refused by the first gets its body's bytes back from the second.
+    const [requests, body] = await Promise.all([
+      limits.requestsPerSecond > 0 ? this.takeRequest(tenantId, limits.requestsPerSecond) : undefined,
+      limits.bytesPerSecond > 0 && bytes > 0 ? this.takeBytes(tenantId, bytes, limits.bytesPerSecond) : undefined,
+    ]);
+    if (requests?.refused && body && !body.refused) void this.bucket('bytes', limits.bytesPerSecond).reward(tenantId, bytes).catch(() => undefined);
+    const verdicts = (requests?.refused ? [requests] : [requests, body]).filter((v): v is Verdict => v !== undefined);
+    const policy = [
+      limits.requestsPerSecond > 0 ? `"requests";q=${limits.requestsPerSecond};w=1` : undefined,
+      limits.bytesPerSecond > 0 ? `"bytes";q=${limits.bytesPerSecond};w=1` : undefined,
+    ].filter(Boolean);
+    if (policy.length > 0) response.setHeader('RateLimit-Policy', policy.join(', '));
+    if (verdicts.length === 0) return;
+    const refused = verdicts.find((v) => v.refused);
+    const paced = refused ? await this.pace(tenantId, refused, limits.requestsPerSecond) : 0;
+    const seconds = (v: Verdict) => Math.max(1, Math.ceil((v.state.msBeforeNext - paced) / 1000));
+    response.setHeader('RateLimit', verdicts.map((v) => `"${v.bucket}";r=${v.refused ? 0 : Math.max(0, v.quota - v.state.consumedPoints)};t=${seconds(v)}`).join(', '));
+    if (!refused) return;
+    throw refused.bucket === 'requests'
+      ? new DomainError('rate_limited', 'tenant_rate_limited', `More than ${refused.quota} requests per second for this tenant`, { retryAfter: seconds(refused) })
+      : new DomainError('rate_limited', 'tenant_byte_rate_limited', `More than ${refused.quota} request-body bytes per second for this tenant`, {
+          retryAfter: seconds(refused),
+        });
+  }
+
+  /**
+   * Holds a refusal until the tenant's bucket refills, then answers the
+   * tenant's waiting refusals one at a time, 1/rate apart (each waits at
+   * most a second beyond the refill). A client that ignores Retry-After
+   * and asks again at once is thereby slowed to the tenant's rate: a flood
+   * over many connections costs the API a few refusals per connection and
+   * second, not its whole CPU, and its retries arrive spread out, not all
+   * at the instant the bucket refills. Returns the milliseconds waited.
+   */
+  private async pace(tenantId: string, refused: Verdict, perSecond: number): Promise<number> {
+    const now = Date.now();
+    const refill = now + Math.min(refused.state.msBeforeNext, 1000);
+    const at = Math.min(Math.max(refill, this.refusalsAt.get(tenantId) ?? 0) + (perSecond > 0 ? 1000 / perSecond : 0), refill + 1000);
+    this.refusalsAt.set(tenantId, at);
+    await sleep(at - now);
+    if (this.refusalsAt.get(tenantId) === at) this.refusalsAt.delete(tenantId);
+    return at - now;
+  }
+
+  /**
+   * Throws 413 `quota_exceeded` when the tenant stores more than a quota
+   * allows, counting the writes of `tx` (call it after them, so the
+   * transaction then rolls back and nothing is written). Costs no query
+   * when the tenant has no quota. Concurrent writers' uncommitted bytes are
+   * not seen, so a quota may be overshot by what is in flight.
+   */
+  async assertWithinQuotas(tx: Tx, quotas: TenantQuotas): Promise<void> {
+    if (quotas.eventBytes === 0 && quotas.toolOutputBytes === 0) return;
+    const usage = await readUsage(tx);
+    const over = (['eventBytes', 'toolOutputBytes'] as const).find((kind) => quotas[kind] > 0 && usage[kind] > quotas[kind]);
+    if (!over) return;
+    const what = over === 'eventBytes' ? 'event' : 'tool-output';
+    throw new DomainError('too_large', 'quota_exceeded', `This write would take the tenant's stored ${what} bytes to ${usage[over]}, over its quota of ${quotas[over]}`, {
+      quota: over,
+      limit: quotas[over],
+      usage: usage[over],
+    });
+  }
+
+  private async load(tenantId: string): Promise<TenantPolicy> {
+    const policy = effectivePolicy(this.config, await this.db.tenantTx(tenantId, readTenantOverrides));
+    this.policies.set(tenantId, { ...policy, expiresAt: Date.now() + POLICY_TTL_MS });
+    return policy;
+  }
+
+  private async takeRequest(tenantId: string, perSecond: number): Promise<Verdict | undefined> {
+    // Refused while the second lasts once its last point is taken: later requests never reach Redis.
+    const bucket = this.bucket('requests', perSecond, { inMemoryBlockOnConsumed: perSecond });
+    return bucket.consume(tenantId).then(
+      (state) => ({ bucket: 'requests', quota: perSecond, state, refused: false }),
+      (rejection: unknown) => (rejection instanceof RateLimiterRes ? { bucket: 'requests', quota: perSecond, state: rejection, refused: true } : undefined),
+    );
+  }
+
+  private async takeBytes(tenantId: string, bytes: number, perSecond: number): Promise<Verdict | undefined> {
+    const bucket = this.bucket('bytes', perSecond);
+    const state = await bucket.consume(tenantId, bytes).catch((rejection: unknown) => rejection);
+    if (!(state instanceof RateLimiterRes)) return undefined;
+    const verdict: Verdict = { bucket: 'bytes', quota: perSecond, state, refused: false };
+    if (state.consumedPoints <= perSecond) return verdict;
+    if (state.consumedPoints - bytes >= perSecond) return { ...verdict, refused: true };
+    const overdraft = state.consumedPoints - perSecond;
+    const blocked = await bucket.block(tenantId, Math.ceil(overdraft / perSecond)).catch(() => state);
+    return { ...verdict, state: blocked };
+  }
+
+  /** One limiter per bucket and rate; limiters of one bucket share its Redis counter, so a changed rate applies mid-second. */
+  private bucket(name: Bucket, perSecond: number, options: { inMemoryBlockOnConsumed?: number } = {}): RLWrapperTimeouts {
+    const key = `${name}:${perSecond}`;
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      const limiter = new RateLimiterRedis({
+        storeClient: this.redis,
+        keyPrefix: `${this.config.redis.prefix}:tenant-${name}`,
+        points: perSecond,
+        duration: 1,
+        ...options,
+        insuranceLimiter: new RateLimiterMemory({ points: perSecond, duration: 1 }),
+      });
+      bucket = new RLWrapperTimeouts({ limiter, timeoutMs: REDIS_TIMEOUT_MS });
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
   }
 }

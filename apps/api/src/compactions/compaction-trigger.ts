@@ -6,16 +6,24 @@ import {
   composeSessionView,
   decideTrigger,
   deriveCompactionState,
+  maintenanceWanted,
   markerEvent,
   NewEvent,
+  SessionView,
 } from '@app/domain';
-import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, payloadHash, readWindow } from '@app/event-store';
+import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, payloadHash, readWindow, WindowRead } from '@app/event-store';
 import { CompactJobData, JobName, sessionJobId } from '@app/queue';
+import { scheduledPruneMessage } from '../prune/prune-scheduler';
 
-/** The outbox message of a marker's job: ids only, a job id derived from the marker. */
+/** The outbox message of a marker's job: ids only, a job id derived from the marker, folded per session. */
 export function compactMessage(tenantId: string, sessionId: string, markerSeq: number): OutboxMessage {
   const payload: CompactJobData = { tenantId, sessionId, markerSeq };
-  return { jobName: JobName.Compact, jobId: sessionJobId(JobName.Compact, tenantId, sessionId, markerSeq), payload: { ...payload } };
+  return {
+    jobName: JobName.Compact,
+    jobId: sessionJobId(JobName.Compact, tenantId, sessionId, markerSeq),
+    payload: { ...payload },
+    deduplicationId: sessionJobId(JobName.Compact, tenantId, sessionId, 'session'),
+  };
 }
 
 /** Appends a marker at head+1 and its outbox row in the caller's transaction (the session row is locked). */
@@ -40,10 +48,14 @@ export interface TriggerResult {
 }
 
 /**
- * The overflow trigger, in the append's transaction after its events are
- * inserted: only for batches holding a trigger type, so other appends pay
- * nothing. It reads the window once, composes the view and lets the domain
- * decide; an automatic marker and its outbox row commit with the batch.
+ * The append's background-work triggers, in its transaction after its
+ * events are inserted: only for batches holding a trigger type, so other
+ * appends pay nothing. It reads the window once, composes the view and lets
+ * the domain decide; an automatic marker and its outbox row commit with the
+ * batch. A step of a session whose prune or archive can act also gets its
+ * prune trigger row here, so it commits with the step too; that row is not
+ * in the result: PruneScheduler.afterStep enqueues it after commit, with the
+ * fold delay (the sweeper, if that fails).
  */
 export async function triggerAfterAppend(
   tx: Tx,
@@ -55,6 +67,22 @@ export async function triggerAfterAppend(
   if (!events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type))) return null;
   const read = (await readWindow(tx, sessionId))!;
   const composed = composeSessionView(read.session, read);
+  const result = await compactionTrigger(tx, tenantId, sessionId, firstSeq, events, read, composed);
+  if (events.some((event) => event.type === 'step.finished') && maintenanceWanted(composed.config)) {
+    await insertOutbox(tx, [scheduledPruneMessage(tenantId, sessionId, result.headSeq)]);
+  }
+  return result;
+}
+
+async function compactionTrigger(
+  tx: Tx,
+  tenantId: string,
+  sessionId: string,
+  firstSeq: number,
+  events: readonly NewEvent[],
+  read: WindowRead,
+  composed: SessionView,
+): Promise<TriggerResult> {
   const facts = compactionFactsOf(read);
   const state = deriveCompactionState(facts, { running: false, loopGuardRatio: composed.config.compaction.loopGuardRatio });
   const batch = events.map((event, i) => ({ ...event, seq: firstSeq + i }));

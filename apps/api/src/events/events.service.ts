@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, AppConfig } from '@app/config';
+import { APP_CONFIG, AppConfig, TenantQuotas } from '@app/config';
 import { Database } from '@app/database';
 import { AppendBatch, applyToolCallLedger, classifyAppendRetry, DomainError, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
 import {
@@ -17,6 +17,7 @@ import {
   SessionConfigs,
 } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
+import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
 import { triggerAfterAppend } from '../compactions/compaction-trigger';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { PruneScheduler } from '../prune/prune-scheduler';
@@ -36,6 +37,7 @@ export class EventsService {
     private readonly toolOutputs: ToolOutputsService,
     private readonly pruneScheduler: PruneScheduler,
     private readonly metrics: Metrics,
+    private readonly tenantLimits: TenantRateLimiter,
   ) {}
 
   /**
@@ -54,7 +56,8 @@ export class EventsService {
     const batch = parseAppendBatch(body, randomUUID, this.config.limits.maxEventsPerAppend);
     const hashes = batch.events.map(payloadHash);
     const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/events`, body);
-    const attempt = (lookupIds: boolean) => this.commitBatch(tenantId, sessionId, batch, hashes, { idempotencyKey, fingerprint, lookupIds });
+    const { quotas } = await this.tenantLimits.policyOf(tenantId);
+    const attempt = (lookupIds: boolean) => this.commitBatch(tenantId, sessionId, batch, hashes, { idempotencyKey, fingerprint, lookupIds, quotas });
     const committed = await attempt(false).catch((error: unknown) => {
       const retried = isDuplicateEventId(error) || (error instanceof DomainError && ANSWERS_OF_A_RETRY.has(error.code));
       if (retried) return attempt(true);
@@ -71,7 +74,7 @@ export class EventsService {
     sessionId: string,
     batch: AppendBatch,
     hashes: Buffer[],
-    options: { idempotencyKey?: string; fingerprint: () => Buffer; lookupIds: boolean },
+    options: { idempotencyKey?: string; fingerprint: () => Buffer; lookupIds: boolean; quotas: TenantQuotas },
   ) {
     const outbox: OutboxRow[] = [];
     let pruneAfterSeq: number | null = null;
@@ -113,6 +116,8 @@ export class EventsService {
         outbox.push(...(trigger?.outbox ?? []));
         const compaction = trigger?.pendingMarkerSeq ? { compaction: { pendingMarkerSeq: trigger.pendingMarkerSeq } } : {};
         if (await this.pruneScheduler.wantedAfter(batch.events, configsOnce)) pruneAfterSeq = trigger?.headSeq ?? headSeq;
+        // After every write of the batch (events, inline tool outputs, a marker): over a quota, all of it rolls back.
+        await this.tenantLimits.assertWithinQuotas(tx, options.quotas);
         return {
           status: 201,
           body: { headSeq: trigger?.headSeq ?? headSeq, events: batch.events.map((e, i) => ({ id: e.id, seq: seqOf(i) })), ...compaction },

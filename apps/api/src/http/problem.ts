@@ -75,7 +75,11 @@ export function toProblem(error: unknown): Problem {
       retryAfter: DATABASE_RETRY_AFTER_SECONDS,
     });
   }
-  if (error instanceof DomainError) return problem(STATUS[error.kind], error.code, error.message, error.details);
+  if (error instanceof DomainError) {
+    // Every 503 tells the client when to come back, also where the thrower named no figure.
+    const details = error.kind === 'unavailable' && error.details.retryAfter === undefined ? { ...error.details, retryAfter: DATABASE_RETRY_AFTER_SECONDS } : error.details;
+    return problem(STATUS[error.kind], error.code, error.message, details);
+  }
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const response = error.getResponse();

@@ -1,34 +1,46 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { maintenanceWanted, NewEvent, resolveSessionConfig } from '@app/domain';
-import { SessionConfigs } from '@app/event-store';
-import { JobDispatcher, JobName, QueueName, SessionJobData, sessionJobId } from '@app/queue';
+import { Database } from '@app/database';
+import { DomainError, maintenanceWanted, NewEvent, resolveSessionConfig } from '@app/domain';
+import { findSession, insertOutbox, OutboxMessage, SessionConfigs } from '@app/event-store';
+import { JobDispatcher, JobName, OutboxRelay, PruneJobData, sessionJobId } from '@app/queue';
+
+const pruneMessage = (tenantId: string, sessionId: string, headSeq: number, discriminator: string | number): OutboxMessage => {
+  const payload: PruneJobData = { tenantId, sessionId, headSeq };
+  return { jobName: JobName.Prune, jobId: sessionJobId(JobName.Prune, tenantId, sessionId, discriminator), payload: { ...payload } };
+};
 
 /**
- * Puts a session's prune/archive job on the maintenance queue: after each
- * step.finished (delayed, one waiting per session) and on demand.
+ * The trigger of the run scheduled by a step: while one waits for the
+ * session, later steps fold into it (it reads the log when it runs, so it
+ * covers them); while one runs, exactly one follow-up is kept.
+ */
+export function scheduledPruneMessage(tenantId: string, sessionId: string, headSeq: number): OutboxMessage {
+  return { ...pruneMessage(tenantId, sessionId, headSeq, headSeq), deduplicationId: sessionJobId(JobName.Prune, tenantId, sessionId, 'session') };
+}
+
+/**
+ * A session's prune/archive job, like a compaction, is an outbox row (so
+ * the reconciler brings it back when BullMQ loses it) enqueued through the
+ * dispatcher: after each step.finished (written in the append's transaction
+ * by triggerAfterAppend, enqueued here with the fold delay) and on demand.
  */
 @Injectable()
 export class PruneScheduler {
-  private readonly logger = new Logger(PruneScheduler.name);
-
   constructor(
+    private readonly db: Database,
     private readonly dispatcher: JobDispatcher,
+    private readonly relay: OutboxRelay,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** The queue, or null while Redis is not connected: the append must not wait on Redis. */
-  private queue(): Queue | null {
-    return this.dispatcher.connected ? this.dispatcher.queue(QueueName.Maintenance) : null;
-  }
-
   /**
    * In the append's transaction: whether the batch finishes a step of a
-   * session whose prune or archive can act (`configs` is read only then). Every step, not only a turn's
-   * last: Anthropic's clearing and seed 001's archiving act between the steps
-   * of a turn, and OpenCode's protected turns keep a mid-turn run off the
-   * working set.
+   * session whose prune or archive can act (`configs` is read only then),
+   * the rule triggerAfterAppend wrote the trigger by. Every step, not only a
+   * turn's last: Anthropic's clearing and seed 001's archiving act between
+   * the steps of a turn, and OpenCode's protected turns keep a mid-turn run
+   * off the working set.
    */
   async wantedAfter(events: readonly NewEvent[], configs: () => Promise<SessionConfigs>): Promise<boolean> {
     if (!events.some((event) => event.type === 'step.finished')) return false;
@@ -37,37 +49,35 @@ export class PruneScheduler {
   }
 
   /**
-   * After the append committed: a job `jobDelayMs` from now unless one is
-   * already waiting for the session (deduplication by session: the waiting
-   * job reads the log when it runs, so it covers this step too); while one
-   * runs, exactly one follow-up is kept (keepLastIfActive). Not a debounce
-   * that restarts the delay on every step: an agent stepping faster than the
-   * delay would never be pruned. Best effort, never failing the append: with
-   * Redis unreachable the step is not scheduled, the next one schedules
-   * again, and `POST .../prune` runs the job on demand.
+   * After the append committed: its trigger enqueued `jobDelayMs` from now,
+   * folded into the session's waiting run if there is one. Not a debounce
+   * that restarts the delay on every step: an agent stepping faster than
+   * the delay would never be pruned. Never fails the append: with Redis
+   * unreachable the sweeper enqueues the row once it is back.
    */
   async afterStep(tenantId: string, sessionId: string, headSeq: number): Promise<void> {
-    const data: SessionJobData = { tenantId, sessionId };
-    const queue = this.queue();
-    if (!queue) return;
-    try {
-      await queue.add(JobName.Prune, data, {
-        jobId: sessionJobId(JobName.Prune, tenantId, sessionId, headSeq),
-        delay: this.config.prune.jobDelayMs,
-        deduplication: { id: sessionJobId(JobName.Prune, tenantId, sessionId, 'session'), keepLastIfActive: true },
-      });
-    } catch (error) {
-      this.logger.debug(`prune job of session ${sessionId} not scheduled: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    await this.relay.dispatchWritten(this.db, tenantId, scheduledPruneMessage(tenantId, sessionId, headSeq), { delayMs: this.config.prune.jobDelayMs });
   }
 
-  /** A job to run now, beside any delayed one (which then finds nothing new). Throws when Redis is unreachable. */
-  async now(tenantId: string, sessionId: string, headSeq: number): Promise<string> {
-    const data: SessionJobData = { tenantId, sessionId };
-    const jobId = sessionJobId(JobName.Prune, tenantId, sessionId, `now-${headSeq}`);
-    const queue = this.queue();
-    if (!queue) throw new Error('Redis is not connected');
-    const job = await queue.add(JobName.Prune, data, { jobId });
-    return job.id ?? jobId;
+  /**
+   * A run now (`POST .../prune` without wait), beside any scheduled one
+   * (which then finds nothing new). Null for an unknown session; 503 while
+   * Redis is unreachable, before anything is written (the client can ask
+   * for `wait` instead).
+   */
+  async now(tenantId: string, sessionId: string): Promise<{ headSeq: number; jobId: string } | null> {
+    const written = await this.db.tenantTx(tenantId, async (tx) => {
+      const session = await findSession(tx, sessionId);
+      if (!session) return null;
+      if (!this.dispatcher.connected) {
+        throw new DomainError('unavailable', 'redis_unavailable', 'The job queue cannot be reached; send {"wait": true} to run the job in this request');
+      }
+      const [row] = await insertOutbox(tx, [pruneMessage(tenantId, sessionId, session.headSeq, `now-${session.headSeq}`)]);
+      return { headSeq: session.headSeq, row };
+    });
+    if (!written) return null;
+    // Null when Redis went away in between: the row is committed and the sweeper enqueues it under the same id.
+    const [jobId] = await this.relay.dispatchNow(this.db, [written.row]);
+    return { headSeq: written.headSeq, jobId: jobId ?? written.row.jobId };
   }
 }

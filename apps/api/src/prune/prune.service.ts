@@ -1,7 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@app/database';
-import { DomainError } from '@app/domain';
-import { findSession } from '@app/event-store';
 import { PruneSession } from '@app/maintenance';
 import { sessionNotFound } from '../sessions/session-view';
 import { PruneScheduler } from './prune-scheduler';
@@ -15,7 +12,6 @@ import { PruneRequestDto } from './prune.dto';
 @Injectable()
 export class PruneService {
   constructor(
-    private readonly db: Database,
     private readonly pruneSession: PruneSession,
     private readonly scheduler: PruneScheduler,
   ) {}
@@ -26,14 +22,8 @@ export class PruneService {
       if (!report) throw sessionNotFound(sessionId);
       return { status: 200, body: report };
     }
-    const session = await this.db.tenantTx(tenantId, (tx) => findSession(tx, sessionId));
-    if (!session) throw sessionNotFound(sessionId);
-    let jobId: string;
-    try {
-      jobId = await this.scheduler.now(tenantId, sessionId, session.headSeq);
-    } catch {
-      throw new DomainError('unavailable', 'queue_unavailable', 'The job queue cannot be reached; send {"wait": true} to run the job in this request');
-    }
-    return { status: 202, body: { sessionId, headSeq: session.headSeq, queued: true, jobId } };
+    const queued = await this.scheduler.now(tenantId, sessionId);
+    if (!queued) throw sessionNotFound(sessionId);
+    return { status: 202, body: { sessionId, headSeq: queued.headSeq, queued: true, jobId: queued.jobId } };
   }
 }

@@ -1,0 +1,171 @@
+import { ADMIN_TOKEN } from '../support/env';
+import { Client, HttpResult, userMessage } from '../support/client';
+import { connectAs } from '../support/database';
+import { startService, TestService } from '../support/service';
+
+const toolUse = (callId: string, output: string, id: string) => [
+  { id: `${id}-call`, type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId, name: 'bash', input: { cmd: 'run' } }] } } },
+  { id: `${id}-result`, type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, output }] } } },
+];
+
+/**
+ * Per-tenant limits and quotas set through the admin API (issue 11): a
+ * request rate and a byte rate answered with 429 and the RateLimit
+ * headers, a cap on the tenant's pooled connections, storage quotas
+ * answered with 413 `quota_exceeded` and nothing written, and the usage
+ * the admin API reports.
+ */
+describe('faults: per-tenant limits and quotas', () => {
+  let service: TestService;
+  let client: Client;
+
+  beforeAll(async () => {
+    service = await startService({ worker: false, env: { TENANT_CONNECTION_WAIT_MS: '1000' } });
+    client = new Client(service.baseUrl);
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  const admin = (method: string, path: string, body?: unknown) => client.request(method, `/v1/admin/tenants${path}`, { key: ADMIN_TOKEN, body });
+  const usageOf = async (tenantId: string) => (await admin('GET', `/${tenantId}`)).body.usage;
+  const expectProblem = (res: HttpResult, status: number, code: string) => {
+    expect([res.status, res.body.code]).toEqual([status, code]);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  };
+
+  it('a request rate set for one tenant answers its excess with 429, Retry-After and RateLimit headers, and can be dropped again', async () => {
+    const { tenantId, key } = await client.createTenant('slow');
+    const other = await client.createTenant('other');
+    const set = await admin('PATCH', `/${tenantId}`, { limits: { requestsPerSecond: 3 } });
+    expect(set.status).toBe(200);
+    expect(set.body.limits.requestsPerSecond).toBe(3);
+    expect(set.body.overrides).toEqual({ limits: { requestsPerSecond: 3 }, quotas: {} });
+
+    const burst = await Promise.all(Array.from({ length: 10 }, () => client.request('GET', '/v1/sessions', { key })));
+    const limited = burst.filter((r) => r.status === 429);
+    expect(burst.filter((r) => r.status === 200).length).toBeLessThanOrEqual(3);
+    expect(limited.length).toBeGreaterThanOrEqual(7);
+    expectProblem(limited[0], 429, 'tenant_rate_limited');
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited[0].headers.get('ratelimit-policy')).toMatch(/^"requests";q=3;w=1(, |$)/);
+    expect(limited[0].headers.get('ratelimit')).toMatch(/^"requests";r=0;t=1$/);
+    // Another tenant keeps the default.
+    const others = await Promise.all(Array.from({ length: 10 }, () => client.request('GET', '/v1/sessions', { key: other.key })));
+    expect(others.map((r) => r.status)).toEqual(Array(10).fill(200));
+
+    const dropped = await admin('PATCH', `/${tenantId}`, { limits: { requestsPerSecond: null } });
+    expect(dropped.body.overrides.limits).toEqual({});
+    await new Promise((r) => setTimeout(r, 1100));
+    const after = await Promise.all(Array.from({ length: 10 }, () => client.request('GET', '/v1/sessions', { key })));
+    expect(after.map((r) => r.status)).toEqual(Array(10).fill(200));
+  });
+
+  it('a byte rate lets one large body overdraw it, then refuses the tenant’s bodies until the overdraft is paid back', async () => {
+    const { tenantId, key } = await client.createTenant('bytes');
+    await client.createSession(key, { id: 's' });
+    await admin('PATCH', `/${tenantId}`, { limits: { bytesPerSecond: 1000 } });
+
+    // A 2,619-byte body against a bucket of 1,000 bytes: admitted, with 1,619 bytes (2 s) of overdraft.
+    expect((await client.append(key, 's', { events: [userMessage('x'.repeat(2500), 'big')] })).status).toBe(201);
+    const refused = await client.append(key, 's', { events: [userMessage('small', 'small')] });
+    expectProblem(refused, 429, 'tenant_byte_rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(2);
+    expect(refused.headers.get('ratelimit-policy')).toContain('"bytes";q=1000;w=1');
+    expect(refused.headers.get('ratelimit')).toMatch(/"bytes";r=0;t=[12]$/);
+    // Requests without a body are not charged.
+    expect((await client.request('GET', '/v1/sessions/s', { key })).status).toBe(200);
+
+    await new Promise((r) => setTimeout(r, retryAfter * 1000 + 100));
+    expect((await client.append(key, 's', { events: [userMessage('small', 'small')] })).status).toBe(201);
+    expect((await client.allEvents(key, 's')).map((e) => e.id).slice(1)).toEqual(['big', 'small']);
+  });
+
+  it('a tenant’s transactions hold at most its connections; beyond, a request waits, then gets 429, while other tenants go on', async () => {
+    const { tenantId, key } = await client.createTenant('capped');
+    const other = await client.createTenant('uncapped');
+    await client.createSession(key, { id: 'locked' });
+    await admin('PATCH', `/${tenantId}`, { limits: { maxConnections: 1 } });
+    const owner = await connectAs(service.dbUrl);
+    try {
+      // The append takes the tenant's one connection and waits, inside its transaction, for this row lock.
+      await owner.query('BEGIN');
+      await owner.query(`SELECT 1 FROM sessions WHERE tenant_id = $1 AND session_id = 'locked' FOR UPDATE`, [tenantId]);
+      const stuck = client.append(key, 'locked', { events: [userMessage('waits for the lock', 'stuck')] });
+      for (let waiting = 0; waiting === 0; await new Promise((r) => setTimeout(r, 20))) {
+        ({ rows: [{ waiting }] } = await owner.query(`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`));
+      }
+
+      const t0 = Date.now();
+      const refused = await client.request('GET', '/v1/sessions', { key });
+      expectProblem(refused, 429, 'tenant_concurrency_limited');
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect((await client.request('GET', '/v1/sessions', { key: other.key })).status).toBe(200);
+
+      await owner.query('ROLLBACK');
+      expect((await stuck).status).toBe(201);
+      expect((await client.request('GET', '/v1/sessions', { key })).status).toBe(200);
+    } finally {
+      await owner.end();
+    }
+  });
+
+  it('storage quotas refuse a write that would exceed them with 413 quota_exceeded, writing nothing; usage shows in the admin API', async () => {
+    const { tenantId, key } = await client.createTenant('quota');
+    await client.createSession(key, { id: 'q' });
+    expect((await client.append(key, 'q', { events: [userMessage('hello', 'm1')] })).status).toBe(201);
+    const start = await usageOf(tenantId);
+    expect(start.eventBytes).toBeGreaterThan(0);
+    expect(start.toolOutputBytes).toBe(0);
+
+    // Room for a small event, not for a 2 KB one.
+    const set = await admin('PATCH', `/${tenantId}`, { quotas: { eventBytes: start.eventBytes + 1000 } });
+    expect(set.body.quotas).toEqual({ eventBytes: start.eventBytes + 1000, toolOutputBytes: 0 });
+    expect((await client.append(key, 'q', { events: [userMessage('fits', 'm2')] })).status).toBe(201);
+    const fitted = await usageOf(tenantId);
+    expect(fitted.eventBytes).toBeGreaterThan(start.eventBytes);
+    const over = await client.append(key, 'q', { events: [userMessage('y'.repeat(2000), 'm3')] });
+    expectProblem(over, 413, 'quota_exceeded');
+    expect(over.body).toMatchObject({ quota: 'eventBytes', limit: start.eventBytes + 1000 });
+    expect(await usageOf(tenantId)).toEqual(fitted);
+
+    // Tool outputs count apart: an inline output is stored in the cache (not in the event).
+    await admin('PATCH', `/${tenantId}`, { quotas: { eventBytes: null, toolOutputBytes: 4000 } });
+    const tooBig = await client.append(key, 'q', { events: toolUse('c1', 'z'.repeat(5000), 't1') });
+    expectProblem(tooBig, 413, 'quota_exceeded');
+    expect(tooBig.body).toMatchObject({ quota: 'toolOutputBytes', limit: 4000, usage: 5000 });
+    expect(await usageOf(tenantId)).toEqual(fitted);
+    expect((await client.allEvents(key, 'q')).map((e) => e.id)).toEqual([expect.any(String), 'm1', 'm2']);
+    expect((await client.append(key, 'q', { events: toolUse('c2', 'w'.repeat(3000), 't2') })).status).toBe(201);
+    const withOutput = await usageOf(tenantId);
+    expect(withOutput.toolOutputBytes).toBe(3000);
+
+    // The list shows the same figures; deleting the session frees its bytes.
+    const listed = await admin('GET', '?limit=1000');
+    expect(listed.status).toBe(200);
+    expect(listed.body.tenants.find((t: { tenantId: string }) => t.tenantId === tenantId).usage).toEqual(withOutput);
+    expect((await client.request('DELETE', '/v1/sessions/q', { key })).status).toBe(204);
+    expect(await usageOf(tenantId)).toEqual({ eventBytes: 0, toolOutputBytes: 0 });
+  });
+
+  it('lists tenants page by page and refuses bad overrides, changing nothing', async () => {
+    const { tenantId } = await client.createTenant('paged');
+    const first = await admin('GET', '?limit=1');
+    expect(first.body.tenants).toHaveLength(1);
+    expect(first.body.nextCursor).toBe(first.body.tenants[0].tenantId);
+    const second = await admin('GET', `?limit=1&cursor=${first.body.nextCursor}`);
+    expect(second.body.tenants[0].tenantId > first.body.tenants[0].tenantId).toBe(true);
+
+    const before = (await admin('GET', `/${tenantId}`)).body;
+    expect(before).toMatchObject({ tenantId, name: 'paged', usage: { eventBytes: 0, toolOutputBytes: 0 }, overrides: { limits: {}, quotas: {} } });
+    for (const body of [{}, { limits: { requestsPerSecond: -1 } }, { limits: { bogus: 1 } }, { quotas: { eventBytes: 1.5 } }, { limits: 5 }]) {
+      expectProblem(await admin('PATCH', `/${tenantId}`, body), 400, 'validation_failed');
+    }
+    expect((await admin('GET', `/${tenantId}`)).body).toEqual(before);
+    expect((await admin('GET', '/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await client.request('GET', `/v1/admin/tenants/${tenantId}`, { key: 'not-the-admin-token' })).status).toBe(401);
+  });
+});
