@@ -61,4 +61,17 @@ describe('outbox → BullMQ → worker', () => {
     await waitFor(async () => (await outboxRows()).every((r) => r.dispatched_at !== null), 'sweeper dispatch', 30_000);
     await waitFor(async () => (await jobState(pending[0].job_id)) === 'completed', 'job completed after Redis returned', 30_000);
   });
+
+  it('deletes finished rows once older than OUTBOX_RETENTION_HOURS, and keeps recent ones', async () => {
+    const { key } = await client.createTenant();
+    await client.createSession(key, { id: 'retained-old' });
+    await client.createSession(key, { id: 'retained-new' });
+    const ids = async () => (await owner.query(`SELECT payload->>'sessionId' AS id FROM outbox WHERE payload->>'sessionId' LIKE 'retained-%' ORDER BY 1`)).rows.map((r) => r.id);
+    await waitFor(async () => (await owner.query(`SELECT 1 FROM outbox WHERE payload->>'sessionId' LIKE 'retained-%' AND dispatched_at IS NULL`)).rowCount === 0, 'both enqueued');
+    await owner.query(`UPDATE outbox SET created_at = now() - interval '25 hours' WHERE payload->>'sessionId' = 'retained-old'`);
+    // A worker looks for finished rows at its first reconciliation, then every ten minutes.
+    await service.startWorker();
+    await waitFor(async () => (await ids()).length === 1, 'the old row deleted');
+    expect(await ids()).toEqual(['retained-new']);
+  });
 });

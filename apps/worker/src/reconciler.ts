@@ -1,13 +1,16 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
-import { claimUnsettledTriggers, recordReconciliation, UnsettledTrigger } from '@app/event-store';
+import { claimUnsettledTriggers, deleteFinishedOutbox, recordReconciliation, UnsettledTrigger } from '@app/event-store';
 import { CompactJobData, JobDispatcher, JobName, SessionJobData } from '@app/queue';
 import { CompactSession } from './compaction/compact-session';
 import { SWEEPER_DB } from './worker-db';
 
 /** Rows looked at per transaction. */
 const BATCH = 200;
+/** Finished outbox rows deleted per transaction, and how often a worker looks for them. */
+const RETENTION_BATCH = 5000;
+const RETENTION_EVERY_MS = 10 * 60_000;
 
 /**
  * Makes every compaction and prune trigger end. BullMQ alone can lose one:
@@ -27,6 +30,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly logger = new Logger(Reconciler.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
+  private retainedAt = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -48,6 +52,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     // Without Redis nothing can be told live or re-enqueued; the outbox keeps everything meanwhile.
     if (this.running || !this.dispatcher.connected) return;
     this.running = this.runOnce()
+      .then(() => this.deleteFinishedRows())
       .catch((error: Error) => this.logger.warn(`reconciliation failed: ${error.message}`))
       .finally(() => (this.running = undefined));
   }
@@ -65,6 +70,18 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       });
       acted += changed;
       if (claimed < BATCH) return acted;
+    }
+  }
+
+  /** Keeps the outbox as large as its recent traffic (one row per trigger): finished rows go after OUTBOX_RETENTION_HOURS. */
+  async deleteFinishedRows(now = Date.now()): Promise<number> {
+    if (now - this.retainedAt < RETENTION_EVERY_MS) return 0;
+    this.retainedAt = now;
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.sweeperDb.systemTx((tx) => deleteFinishedOutbox(tx, this.config.reconciler.outboxRetentionHours, RETENTION_BATCH));
+      deleted += batch;
+      if (batch < RETENTION_BATCH) return deleted;
     }
   }
 

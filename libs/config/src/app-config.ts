@@ -15,7 +15,7 @@ export interface AppConfig {
   summarizer: SummarizerSettings;
   toolOutput: ToolOutputSettings;
   prune: { jobDelayMs: number };
-  reconciler: { intervalMs: number; afterMs: number; maxAttempts: number };
+  reconciler: { intervalMs: number; afterMs: number; maxAttempts: number; outboxRetentionHours: number };
   logLevel: string;
   logFormat: 'json' | 'pretty';
   shutdownTimeoutMs: number;

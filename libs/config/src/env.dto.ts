@@ -184,6 +184,10 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(0) @Max(100)
   RECONCILE_MAX_ATTEMPTS = 3;
 
+  /** Finished outbox rows (enqueued, and settled where the reconciler follows them) are deleted once this old. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(24 * 365)
+  OUTBOX_RETENTION_HOURS = 24;
+
   /** Failed authentications one client address may make per AUTH_FAILURE_WINDOW_S before it gets 429 without any key look-up. */
   @Transform(toInt) @IsInt() @Min(1)
   AUTH_FAILURE_LIMIT = 20;

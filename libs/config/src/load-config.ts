@@ -90,7 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
       uploadStagingTtlSeconds: dto.UPLOAD_STAGING_TTL_S,
     },
     prune: { jobDelayMs: dto.PRUNE_JOB_DELAY_MS },
-    reconciler: { intervalMs: dto.RECONCILE_INTERVAL_MS, afterMs: dto.RECONCILE_AFTER_MS, maxAttempts: dto.RECONCILE_MAX_ATTEMPTS },
+    reconciler: { intervalMs: dto.RECONCILE_INTERVAL_MS, afterMs: dto.RECONCILE_AFTER_MS, maxAttempts: dto.RECONCILE_MAX_ATTEMPTS, outboxRetentionHours: dto.OUTBOX_RETENTION_HOURS },
     logLevel: dto.LOG_LEVEL,
     logFormat: dto.LOG_FORMAT ?? (isTerminal ? 'pretty' : 'json'),
     shutdownTimeoutMs: dto.SHUTDOWN_TIMEOUT_MS,

@@ -148,3 +148,21 @@ export async function settlePruneTriggers(tx: Tx, sessionId: string, throughSeq:
     [sessionId, throughSeq],
   );
 }
+
+/**
+ * Deletes up to `limit` finished rows older than `olderThanHours`: enqueued,
+ * and settled where the row is a trigger the reconciler follows. Returns
+ * how many went; several workers may run it at once (SKIP LOCKED).
+ */
+export async function deleteFinishedOutbox(tx: Tx, olderThanHours: number, limit: number): Promise<number> {
+  const rows = await tx.query(
+    `DELETE FROM outbox WHERE (tenant_id, outbox_id) IN (
+       SELECT tenant_id, outbox_id FROM outbox
+        WHERE created_at < now() - make_interval(hours => $1) AND dispatched_at IS NOT NULL
+          AND (settled_at IS NOT NULL OR job_name NOT IN ('compact', 'prune'))
+        LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING 1`,
+    [olderThanHours, limit],
+  );
+  return rows.length;
+}
