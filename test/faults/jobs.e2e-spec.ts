@@ -1,4 +1,5 @@
 import { ChildProcess } from 'node:child_process';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Client as PgClient } from 'pg';
 import { Agent, agentSession } from '../support/agent-script';
@@ -146,6 +147,21 @@ describe('faults: compaction and prune jobs always finish', () => {
         `${round}: prune triggers settled`,
         5_000,
       );
+    }
+  });
+
+  it('Redis FLUSHALL under a running worker: the tool-output GC schedule comes back without a restart', async () => {
+    if (service.workers.length === 0) await service.startWorker();
+    const connection = new Redis(redisPort, '127.0.0.1', { maxRetriesPerRequest: null });
+    const queue = new Queue('session-maintenance', { connection, prefix: service.prefix });
+    try {
+      await waitFor(async () => (await queue.getJobScheduler('tool-output-gc')) !== undefined, 'the GC schedule');
+      await connection.flushall();
+      expect(await queue.getJobScheduler('tool-output-gc')).toBeUndefined();
+      await waitFor(async () => (await queue.getJobScheduler('tool-output-gc')) !== undefined, 'the GC schedule re-created', 10_000);
+    } finally {
+      await queue.close();
+      connection.disconnect();
     }
   });
 });

@@ -16,6 +16,12 @@ import { Tx } from '@app/database';
  *    expired uploads, and what a session delete skipped because a concurrent
  *    transaction held the row).
  *
+ * Apart from these, an upload in progress is a staging content (sha256 NULL)
+ * that its request touches while it runs; one left untouched for the staging
+ * age was abandoned (client gone, process killed) and is deleted with its
+ * chunks. The retention age never applies to staging rows: an upload may run
+ * longer than it.
+ *
  * Each call deletes at most `batch` rows, so a run is a loop of short
  * transactions. No row locks are taken up front (the role has no UPDATE
  * grant): a row another transaction holds is waited for, and the DELETE then
@@ -41,13 +47,27 @@ export async function deleteOrphanContents(tx: Tx, retentionSeconds: number, bat
     `DELETE FROM tool_output_contents c
       WHERE (c.tenant_id, c.content_id) IN (
               SELECT tenant_id, content_id FROM tool_output_contents o
-               WHERE o.last_used_at < now() - make_interval(secs => $1)
+               WHERE o.sha256 IS NOT NULL AND o.last_used_at < now() - make_interval(secs => $1)
                  AND NOT EXISTS (SELECT 1 FROM tool_output_refs r WHERE r.tenant_id = o.tenant_id AND r.content_id = o.content_id)
                LIMIT $2)
-        AND c.last_used_at < now() - make_interval(secs => $1)
+        AND c.sha256 IS NOT NULL AND c.last_used_at < now() - make_interval(secs => $1)
         AND NOT EXISTS (SELECT 1 FROM tool_output_refs r WHERE r.tenant_id = c.tenant_id AND r.content_id = c.content_id)
       RETURNING 1`,
     [retentionSeconds, batch],
+  );
+  return rows.length;
+}
+
+export async function deleteAbandonedUploads(tx: Tx, stagingSeconds: number, batch: number): Promise<number> {
+  const rows = await tx.query(
+    `DELETE FROM tool_output_contents c
+      WHERE (c.tenant_id, c.content_id) IN (
+              SELECT tenant_id, content_id FROM tool_output_contents
+               WHERE sha256 IS NULL AND last_used_at < now() - make_interval(secs => $1)
+               LIMIT $2)
+        AND c.sha256 IS NULL AND c.last_used_at < now() - make_interval(secs => $1)
+      RETURNING 1`,
+    [stagingSeconds, batch],
   );
   return rows.length;
 }

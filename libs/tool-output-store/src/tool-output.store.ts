@@ -132,10 +132,28 @@ export async function insertRefs(
   );
 }
 
-/** An upload streams into a content row without a sha256 yet (it is known at the end). */
+/**
+ * The staging row of an upload: a content row without a sha256 yet (it is
+ * known at the end), committed at once so the chunks can follow in their own
+ * transactions. No ref points at it, so no reader ever sees it.
+ */
 export async function createStagedContent(tx: Tx): Promise<number> {
   const [row] = await tx.query(`INSERT INTO tool_output_contents (tenant_id) VALUES (current_tenant()) RETURNING content_id`);
   return row.content_id;
+}
+
+/** Marks a staging row as still being written, so the garbage collector leaves it alone; false once it is gone. */
+export async function touchStagedContent(tx: Tx, stagedId: number): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE tool_output_contents SET last_used_at = now() WHERE tenant_id = current_tenant() AND content_id = $1 AND sha256 IS NULL RETURNING 1`,
+    [stagedId],
+  );
+  return rows.length > 0;
+}
+
+/** Drops a failed upload's staging row; its chunks go with it (cascade). */
+export async function discardStagedContent(tx: Tx, stagedId: number): Promise<void> {
+  await tx.query(`DELETE FROM tool_output_contents WHERE tenant_id = current_tenant() AND content_id = $1 AND sha256 IS NULL`, [stagedId]);
 }
 
 /**
@@ -143,27 +161,28 @@ export async function createStagedContent(tx: Tx): Promise<number> {
  * copy is dropped and the existing content (locked and touched) is used;
  * otherwise the staged row gets its sha256 and totals. A concurrent upload of
  * the same bytes committing first makes the UPDATE fail on the unique key,
- * so that case retries under a savepoint.
+ * so that case retries under a savepoint. Undefined when the staging row is
+ * gone (the garbage collector took it as abandoned).
  */
-export async function finishStagedContent(tx: Tx, stagedId: number, totals: ContentTotals): Promise<number> {
+export async function finishStagedContent(tx: Tx, stagedId: number, totals: ContentTotals): Promise<number | undefined> {
   for (;;) {
     const [existing] = await tx.query(
       `UPDATE tool_output_contents SET last_used_at = now() WHERE tenant_id = current_tenant() AND sha256 = $1 RETURNING content_id`,
       [totals.sha256],
     );
     if (existing) {
-      await tx.query(`DELETE FROM tool_output_contents WHERE tenant_id = current_tenant() AND content_id = $1`, [stagedId]);
+      await discardStagedContent(tx, stagedId);
       return existing.content_id;
     }
     await tx.query('SAVEPOINT finish_upload');
     try {
-      await tx.query(
-        `UPDATE tool_output_contents SET sha256 = $2, byte_size = $3, line_count = $4, chunk_count = $5
-          WHERE tenant_id = current_tenant() AND content_id = $1`,
+      const [finished] = await tx.query(
+        `UPDATE tool_output_contents SET sha256 = $2, byte_size = $3, line_count = $4, chunk_count = $5, last_used_at = now()
+          WHERE tenant_id = current_tenant() AND content_id = $1 AND sha256 IS NULL RETURNING content_id`,
         [stagedId, totals.sha256, totals.byteSize, totals.lineCount, totals.chunkCount],
       );
       await tx.query('RELEASE SAVEPOINT finish_upload');
-      return stagedId;
+      return finished?.content_id;
     } catch (error) {
       await tx.query('ROLLBACK TO SAVEPOINT finish_upload');
       if ((error as { code?: string }).code !== '23505') throw error;

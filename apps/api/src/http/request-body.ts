@@ -1,11 +1,27 @@
 import type { Readable } from 'node:stream';
 
 /**
+ * No part of the body arrived for the idle timeout. Shaped like body-parser's
+ * errors (`status`, `type`), which problem.ts answers with that status and
+ * code: 408 `upload_idle_timeout`.
+ */
+export class BodyIdleTimeout extends Error {
+  readonly status = 408;
+  readonly type = 'upload_idle_timeout';
+
+  constructor(idleMs: number) {
+    super(`No part of the body arrived for ${idleMs} ms; the upload was ended and nothing was stored`);
+  }
+}
+
+/**
  * The request body, piece by piece, with backpressure. Unlike `for await` on
  * the request itself, stopping early does not destroy the request (and with
- * it the socket), so the error response still reaches the client.
+ * it the socket), so the error response still reaches the client. Waiting
+ * on the client longer than `idleTimeoutMs` throws BodyIdleTimeout; time the
+ * consumer spends between pieces does not count.
  */
-export async function* bodyPieces(req: Readable): AsyncGenerator<Buffer> {
+export async function* bodyPieces(req: Readable, idleTimeoutMs?: number): AsyncGenerator<Buffer> {
   for (;;) {
     const piece: Buffer | null = req.read();
     if (piece !== null) {
@@ -15,12 +31,14 @@ export async function* bodyPieces(req: Readable): AsyncGenerator<Buffer> {
     if (req.readableEnded) return;
     await new Promise<void>((resolve, reject) => {
       const settle = (error?: Error) => {
+        clearTimeout(idle);
         req.off('readable', onReadable).off('end', onReadable).off('error', settle).off('close', onClose);
         if (error) reject(error);
         else resolve();
       };
       const onReadable = () => settle();
       const onClose = () => settle(req.readableEnded ? undefined : new Error('the client closed the upload'));
+      const idle = idleTimeoutMs === undefined ? undefined : setTimeout(() => settle(new BodyIdleTimeout(idleTimeoutMs)), idleTimeoutMs);
       req.on('readable', onReadable).on('end', onReadable).on('error', settle).on('close', onClose);
     });
   }

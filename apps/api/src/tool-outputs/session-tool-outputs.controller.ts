@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, Param, Post, Req, Res, UnsupportedMediaTypeException, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res, UnsupportedMediaTypeException, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
-import { bodyPieces, discardRest } from '../http/request-body';
+import { BodyIdleTimeout, bodyPieces, discardRest } from '../http/request-body';
 import { ToolCallDto } from './tool-outputs.dto';
 import { ToolOutputsService } from './tool-outputs.service';
 
@@ -14,11 +15,16 @@ const UPLOAD_TYPES = ['text/plain', 'application/octet-stream'];
 @UseGuards(ApiKeyGuard)
 @Controller('v1/sessions/:sessionId')
 export class SessionToolOutputsController {
-  constructor(private readonly outputs: ToolOutputsService) {}
+  constructor(
+    private readonly outputs: ToolOutputsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post('tool-outputs')
   @ApiOperation({
     summary: 'Upload a tool output as a stream (text/plain or application/octet-stream, stored byte-exact); returns its ref and in-context view',
+    description:
+      'A body that sends nothing for UPLOAD_IDLE_TIMEOUT_MS is ended with 408 upload_idle_timeout; beyond UPLOADS_PER_TENANT uploads in progress, 429 too_many_uploads with Retry-After. Either way nothing is stored.',
   })
   @ApiConsumes(...UPLOAD_TYPES)
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
@@ -36,14 +42,15 @@ export class SessionToolOutputsController {
     if (encoding !== 'identity') throw new UnsupportedMediaTypeException('Content-Encoding is not supported: the bytes are stored as sent');
     const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
     try {
-      const result = await this.outputs.upload(tenantId, sessionId, bodyPieces(req), declared);
+      const result = await this.outputs.upload(tenantId, sessionId, bodyPieces(req, this.config.toolOutput.uploadIdleTimeoutMs), declared);
       res.status(201);
       return result;
     } catch (error) {
-      // Refused before the whole body was read (too large, session gone).
+      // Refused before the whole body was read (too large, too many uploads, session gone, stalled).
       if (!req.complete) {
         res.setHeader('connection', 'close');
-        await discardRest(req);
+        // A stalled client sends nothing more to wait for.
+        if (!(error instanceof BodyIdleTimeout)) await discardRest(req);
       }
       throw error;
     }

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Response } from 'express';
+import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState, Tx } from '@app/database';
 import { DomainError, ID_PATTERN, invalid, NewEvent, sessionSettings, ToolResultPart } from '@app/domain';
@@ -29,9 +30,11 @@ import {
   ViewPartsCollector,
 } from '@app/domain/tool-output';
 import { findSession, readSessionConfigs, SessionConfigs } from '@app/event-store';
+import { PRODUCER_REDIS } from '@app/queue';
 import {
   attachRefs,
   createStagedContent,
+  discardStagedContent,
   finishStagedContent,
   findRef,
   GrepPool,
@@ -46,12 +49,20 @@ import {
   refView,
   StoredChunk,
   StoredRef,
+  touchStagedContent,
   upsertContents,
 } from '@app/tool-output-store';
+import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
 import { sessionNotFound } from '../sessions/session-view';
+import { UploadSlots } from './upload-slots';
 
 export const refNotFound = (refId: string) =>
   new DomainError('not_found', 'output_ref_not_found', `Tool output ${JSON.stringify(refId.slice(0, 200))} does not exist`);
+const tooLarge = (maxBytes: number) =>
+  new DomainError('too_large', 'tool_output_too_large', `The tool output exceeds ${maxBytes} bytes`, { maxBytes });
+/** Its staging rows were collected as abandoned: the request could not touch them for UPLOAD_STAGING_TTL_S (a long database outage). */
+const uploadInterrupted = () =>
+  new DomainError('unavailable', 'upload_interrupted', 'The upload was interrupted and nothing was stored; upload it again', { retryAfter: 1 });
 
 /** Chunks written per INSERT while an upload streams in, and read per query by grep and raw. */
 const CHUNKS_PER_BATCH = 32;
@@ -97,11 +108,17 @@ interface ResultAt {
  */
 @Injectable()
 export class ToolOutputsService implements OnApplicationShutdown {
+  private readonly uploadSlots: UploadSlots;
+
   constructor(
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly grepPool: GrepPool,
-  ) {}
+    @Inject(PRODUCER_REDIS) redis: Redis,
+    private readonly tenantLimits: TenantRateLimiter,
+  ) {
+    this.uploadSlots = new UploadSlots(redis, config.redis.prefix, config.toolOutput.uploadsPerTenant);
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.grepPool.close();
@@ -208,68 +225,119 @@ export class ToolOutputsService implements OnApplicationShutdown {
   }
 
   /**
-   * Streams an upload into the store in one transaction: chunks are written
-   * as they arrive (one INSERT in flight while the next batch is read), the
-   * sha256, totals and view ends are computed on the way, and nothing is kept
-   * beyond a batch. Over the limit, or on any error, the transaction rolls
-   * back and nothing is stored.
+   * Streams an upload into the store holding nothing while the client is
+   * slow: a staging content is committed first, each batch of chunks is
+   * written in its own short transaction (one in flight while the next batch
+   * is read), and a last transaction finishes the content (or swaps it for an
+   * identical stored one), inserts the ref and checks the tenant's storage
+   * quota (413 `quota_exceeded`, nothing kept). Between batches the upload
+   * holds no connection and no transaction, only a slot of its tenant's
+   * upload cap and two batches of memory (one being written). Readers reach
+   * contents through refs only, so a staging content is never visible. On
+   * any error the staging rows are deleted; if the process dies instead, the
+   * request stops touching them and the GC collects them after
+   * UPLOAD_STAGING_TTL_S.
    */
   async upload(tenantId: string, sessionId: string, body: AsyncIterable<Buffer>, declaredBytes?: number) {
     const maxBytes = this.config.toolOutput.maxUploadBytes;
-    const tooLarge = () =>
-      new DomainError('too_large', 'tool_output_too_large', `The tool output exceeds ${maxBytes} bytes`, { maxBytes });
-    if (declaredBytes !== undefined && declaredBytes > maxBytes) throw tooLarge();
-    return this.db
-      .tenantTx(tenantId, async (tx) => {
+    if (declaredBytes !== undefined && declaredBytes > maxBytes) throw tooLarge(maxBytes);
+    const { quotas } = await this.tenantLimits.policyOf(tenantId);
+    const releaseSlot = await this.uploadSlots.acquire(tenantId);
+    try {
+      const { viewConfig, stagedId } = await this.db.tenantTx(tenantId, async (tx) => {
         const facts = await readSessionConfigs(tx, sessionId);
         if (!facts) throw sessionNotFound(sessionId);
-        const viewConfig = viewConfigOfSettings(sessionSettings(facts).config.toolOutput);
-        const refId = newRefId();
-        const stagedId = await createStagedContent(tx);
-        const splitter = new ChunkSplitter();
-        const ends = new ViewPartsCollector(viewConfig);
-        const hash = createHash('sha256');
-        let byteSize = 0;
-        let chunkCount = 0;
-        let batch: OutputChunk[] = [];
-        let batchBytes = 0;
-        let writing: Promise<void> = Promise.resolve();
-        const flush = async () => {
-          await writing;
-          const rows = batch;
-          batch = [];
-          batchBytes = 0;
-          writing = insertChunks(tx, stagedId, rows);
-          // Awaited by the next flush; until then a failure must not count as unhandled.
-          writing.catch(() => undefined);
-        };
-        const add = (chunks: OutputChunk[]) => {
-          for (const chunk of chunks) batch.push(chunk);
-          chunkCount += chunks.length;
-          batchBytes += chunks.reduce((sum, c) => sum + c.byteLength, 0);
-        };
-        for await (const piece of body) {
-          byteSize += piece.length;
-          if (byteSize > maxBytes) throw tooLarge();
-          hash.update(piece);
-          ends.push(piece);
-          add(splitter.push(piece));
-          if (batchBytes >= UPLOAD_BATCH_BYTES) await flush();
-        }
-        add(splitter.end());
-        await flush();
-        await writing;
-        const totals = { sha256: hash.digest(), byteSize, lineCount: splitter.totals.lineCount, chunkCount };
-        const contentId = await finishStagedContent(tx, stagedId, totals);
-        await insertRefs(tx, sessionId, [{ refId, contentId, attachedSeq: null }]);
-        const view = buildInContextViewFromParts(ends.finish(), refId, viewConfig);
-        return { ref: refView({ refId, ...totals }), view: view.view, truncated: view.truncated };
-      })
-      .catch((error: unknown) => {
-        // The session was deleted while its output streamed in: the ref's foreign key refuses it.
-        if (sqlState(error) === '23503') throw sessionNotFound(sessionId);
-        throw error;
+        return { viewConfig: viewConfigOfSettings(sessionSettings(facts).config.toolOutput), stagedId: await createStagedContent(tx) };
       });
+      const stopTouching = this.keepStaged(tenantId, stagedId);
+      try {
+        const { totals, parts } = await this.receive(tenantId, stagedId, body, viewConfig);
+        const refId = newRefId();
+        await this.db.tenantTx(tenantId, async (tx) => {
+          const contentId = await finishStagedContent(tx, stagedId, totals);
+          if (contentId === undefined) throw uploadInterrupted();
+          await insertRefs(tx, sessionId, [{ refId, contentId, attachedSeq: null }]);
+          await this.tenantLimits.assertWithinQuotas(tx, quotas);
+        });
+        const view = buildInContextViewFromParts(parts, refId, viewConfig);
+        return { ref: refView({ refId, ...totals }), view: view.view, truncated: view.truncated };
+      } catch (error) {
+        // Best effort: when the database cannot take it now, the GC collects the staging rows later.
+        await this.db.tenantTx(tenantId, (tx) => discardStagedContent(tx, stagedId)).catch(() => undefined);
+        if (sqlState(error) === '23503') {
+          // The ref's session was deleted meanwhile, or a chunk's staging row was collected.
+          throw (error as { table?: string }).table === 'tool_output_refs' ? sessionNotFound(sessionId) : uploadInterrupted();
+        }
+        throw error;
+      } finally {
+        stopTouching();
+      }
+    } finally {
+      await releaseSlot();
+    }
+  }
+
+  /** Touches the staging row while the upload runs, so the GC never takes a live upload for an abandoned one. */
+  private keepStaged(tenantId: string, stagedId: number): () => void {
+    let touching = false;
+    const timer = setInterval(() => {
+      if (touching) return;
+      touching = true;
+      void this.db
+        .tenantTx(tenantId, (tx) => touchStagedContent(tx, stagedId))
+        .catch(() => undefined)
+        .finally(() => (touching = false));
+    }, (this.config.toolOutput.uploadStagingTtlSeconds * 1000) / 3).unref();
+    return () => clearInterval(timer);
+  }
+
+  /**
+   * Reads the body into the staging content: the sha256, totals and view
+   * ends are computed on the way, and nothing is kept beyond a batch.
+   */
+  private async receive(tenantId: string, stagedId: number, body: AsyncIterable<Buffer>, viewConfig: ToolOutputViewConfig) {
+    const maxBytes = this.config.toolOutput.maxUploadBytes;
+    const splitter = new ChunkSplitter();
+    const ends = new ViewPartsCollector(viewConfig);
+    const hash = createHash('sha256');
+    let byteSize = 0;
+    let chunkCount = 0;
+    let batch: OutputChunk[] = [];
+    let batchBytes = 0;
+    let writing: Promise<void> = Promise.resolve();
+    const flush = async () => {
+      await writing;
+      const rows = batch;
+      batch = [];
+      batchBytes = 0;
+      if (rows.length === 0) return;
+      writing = this.db.tenantTx(tenantId, (tx) => insertChunks(tx, stagedId, rows));
+      // Awaited by the next flush; until then a failure must not count as unhandled.
+      writing.catch(() => undefined);
+    };
+    const add = (chunks: OutputChunk[]) => {
+      for (const chunk of chunks) batch.push(chunk);
+      chunkCount += chunks.length;
+      batchBytes += chunks.reduce((sum, c) => sum + c.byteLength, 0);
+    };
+    try {
+      for await (const piece of body) {
+        byteSize += piece.length;
+        if (byteSize > maxBytes) throw tooLarge(maxBytes);
+        hash.update(piece);
+        ends.push(piece);
+        add(splitter.push(piece));
+        if (batchBytes >= UPLOAD_BATCH_BYTES) await flush();
+      }
+      add(splitter.end());
+      await flush();
+      await writing;
+    } catch (error) {
+      // The staging rows are discarded next: no write of this upload may still be in flight then.
+      await writing.catch(() => undefined);
+      throw error;
+    }
+    return { totals: { sha256: hash.digest(), byteSize, lineCount: splitter.totals.lineCount, chunkCount }, parts: ends.finish() };
   }
 
   private async refOr404(tx: Tx, refId: string, sessionId?: string): Promise<StoredRef> {
