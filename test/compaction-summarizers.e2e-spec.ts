@@ -64,7 +64,8 @@ describe('compaction with LLM summarizers', () => {
     expect(first.body.max_completion_tokens).toBe(8_000);
     expect(first.messages.at(-1)!.content).toContain(SPEC_000_SUMMARY_PROMPT);
     expect(first.messages.map((m) => m.content).join('\n')).toContain('src/module1.ts');
-    expect(entry.summary).toBe(stubSummary(first));
+    // The model's summary leads; the retention check may append a Carried Forward section.
+    expect(entry.summary.slice(0, stubSummary(first).length)).toBe(stubSummary(first));
 
     const from = stub.requests.length;
     const { markerSeq } = await agent.untilMarker(turns + 1);
@@ -81,7 +82,7 @@ describe('compaction with LLM summarizers', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ api: 'anthropic', problems: [], system: 'You are a careful coding agent.' });
     expect(calls[0].body.max_tokens).toBe(3_000);
-    expect(entry.summary).toBe(stubSummary(calls[0]));
+    expect(entry.summary.slice(0, stubSummary(calls[0]).length)).toBe(stubSummary(calls[0]));
     await expectSettledOnce(agent);
   });
 
@@ -185,7 +186,8 @@ describe('compaction with LLM summarizers', () => {
     expect(dry.status).toBe(200);
     const [call] = stub.requests.slice(from);
     expect(call.messages.at(-1)!.content).toContain('Additional instructions for this summary:\nName every module.');
-    expect(dry.body).toMatchObject({ dryRun: true, status: 'completed', model: 'stub-ok', summary: stubSummary(call) });
+    expect(dry.body).toMatchObject({ dryRun: true, status: 'completed', model: 'stub-ok' });
+    expect(dry.body.summary.slice(0, stubSummary(call).length)).toBe(stubSummary(call));
     expect((await agent.state()).headSeq).toBe(head);
   });
 });

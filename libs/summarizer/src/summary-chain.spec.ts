@@ -63,7 +63,9 @@ describe('SummaryChain', () => {
     const llm = new ScriptedSummarizer(async () => 'thinking…<summary>The summary.</summary>');
     const result = await run(llm);
     expect(result.failures).toEqual([]);
-    expect(result.completion).toMatchObject({ summary: 'The summary.', model: 'summary-model', strategy: 'retain-summary', tokensBefore: 15_000 });
+    expect(result.completion).toMatchObject({ model: 'summary-model', strategy: 'retain-summary', tokensBefore: 15_000 });
+    // The retention check carries forward what the LLM's summary left out.
+    expect(result.completion.summary.startsWith('The summary.\n\n## Carried Forward\n- Goal: Turn 1: fix src/module1.ts')).toBe(true);
     expect(llm.calls[0].request.prompt.messages.at(-1)!.content).toContain('continuation summary');
 
     const sessionModel = new ScriptedSummarizer(async () => '<summary>S</summary>');
@@ -128,7 +130,28 @@ describe('SummaryChain', () => {
       expect(results.every((id) => calls.has(id))).toBe(true);
     }
     // The pivot still covers the whole head.
-    expect(result.completion).toMatchObject({ summary: 'fits', messagesCompacted: heads[0] });
+    expect(result.completion).toMatchObject({ messagesCompacted: heads[0] });
+    expect(result.completion.summary.startsWith('fits\n\n## Carried Forward\n')).toBe(true);
+  });
+
+  it('records the summary record and the retention figure, and carries forward the facts an LLM summary misses', async () => {
+    // given an LLM that summarizes in one vague sentence
+    const llm = new ScriptedSummarizer(async () => '<summary>Worked on the modules.</summary>');
+    // when
+    const { completion } = await run(llm);
+    // then the critical facts of the head are carried forward within the budget, and the figures say so
+    expect(completion.retention).toMatchObject({ summarizerRatio: 0, ratio: 1, carried: completion.retention!.critical, missing: [] });
+    expect(completion.summary).toContain('- Command: `npm test 5` → reported errors: FAIL 5');
+    // The last turn stays verbatim after the pivot (spec-000 keeps 1): the head, and so the record, ends at turn 5.
+    expect(completion.record).toMatchObject({ v: 1, compactions: 1, goal: [{ text: 'Turn 1: fix src/module1.ts' }] });
+    expect(completion.record!.commands.map((c) => c.text)).toEqual(['npm test 1', 'npm test 2', 'npm test 3', 'npm test 4', 'npm test 5']);
+  });
+
+  it('keeps 100% with the heuristic summarizer, whose record holds every fact', async () => {
+    const { completion } = await run(null, config({ summarizer: 'heuristic' }));
+    expect(completion.model).toBe('heuristic');
+    expect(completion.retention).toMatchObject({ ratio: 1, summarizerRatio: 1, carried: 0 });
+    expect(completion.summary).not.toContain('## Carried Forward');
   });
 
   it('falls back to keep-last-turns when no summary fits the target (seed 003)', async () => {

@@ -2,23 +2,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   buildCompletedData,
   buildKeepLastTurnsFallback,
-  buildPrefix,
   buildSummarizerRequest,
+  checkRetention,
   CompactionCompletion,
   CompactionConfig,
   CompactionPlan,
   CompactionReason,
   decideAfterFailure,
   exceedsTarget,
+  HeuristicResult,
   KEEP_LAST_TURNS,
   Message,
+  messageText,
   NewEvent,
   parseSummaryResponse,
+  prefixWithRetention,
   SummaryFailureKind,
   SummarySource,
   summarySources,
+  summarizeHeuristically,
+  ToolOutputs,
   trimSummarizerInputForOverflow,
 } from '@app/domain';
+import { HeuristicRequestExtras } from './heuristic.summarizer';
 import { Summarizer, SummarizerError, SummarizerLookup, SummaryRequest } from './summarizer';
 
 export interface SummaryChainInput {
@@ -32,6 +38,13 @@ export interface SummaryChainInput {
   usable: number | null;
   /** Aborts the whole chain (worker shutdown, job cancelled): the chain rethrows instead of falling back. */
   signal?: AbortSignal;
+  /**
+   * Full tool outputs of the window (the head and the kept messages) from the
+   * tool-output cache, by call id (or output ref id): whole texts, or digests
+   * streamed with ToolOutputScanner. Results without an entry are read from
+   * their stored message. The kept results' hidden errors are carried forward.
+   */
+  outputs?: ToolOutputs;
 }
 
 export interface SummaryChainResult {
@@ -69,6 +82,18 @@ export class SummaryChain {
   async run(input: SummaryChainInput): Promise<SummaryChainResult> {
     const started = performance.now();
     const { plan, config, marker } = input;
+    // The record and the head's critical facts, whatever summarizer answers: read once, from the head as written.
+    const heuristic = summarizeHeuristically({
+      head: plan.sourceHead,
+      previous: plan.previousRecord,
+      previousSummary: plan.previousSummary,
+      outputs: input.outputs,
+      budgetTokens: plan.summaryBudgetTokens,
+      strategy: config.strategy,
+      retain: wantsRetain(config),
+      instructions: marker.instructions,
+      todoTools: config.todoTools,
+    });
     const fullHead = plan.head.map((item) => item.message);
     const failures: NewEvent<'compaction.failed'>[] = [];
     let source: SummarySource = summarySources(config)[0];
@@ -79,10 +104,10 @@ export class SummaryChain {
     for (;;) {
       attempt++;
       sourceAttempt++;
-      const result = await this.attempt(source, input, source === 'llm' ? head : fullHead);
+      const result = await this.attempt(source, input, source === 'llm' ? head : fullHead, heuristic);
       let failure: { kind: SummaryFailureKind; message: string };
       if (result.ok) {
-        const completion = this.complete(input, source, result, performance.now() - started);
+        const completion = this.complete(input, source, result, heuristic, performance.now() - started);
         if (source === KEEP_LAST_TURNS || !exceedsTarget(completion, config, input.usable)) return { completion, failures };
         failure = {
           kind: 'over_target',
@@ -116,26 +141,28 @@ export class SummaryChain {
     }
   }
 
-  private async attempt(source: SummarySource, input: SummaryChainInput, head: readonly Message[]): Promise<Attempt> {
+  private async attempt(source: SummarySource, input: SummaryChainInput, head: readonly Message[], heuristic: HeuristicResult): Promise<Attempt> {
     if (source === KEEP_LAST_TURNS) return { ok: true, summary: input.plan.previousSummary ?? '', retain: null, model: 'none' };
     const { config, plan, marker } = input;
     const summarizer = source === 'llm' ? this.summarizers.get(config.summarizer) : this.summarizers.heuristic;
     if (!summarizer) {
       return { ok: false, kind: 'error', message: `the ${config.summarizer} summarizer is not configured on this server`, retryable: false };
     }
-    const request: SummaryRequest = {
+    const request: SummaryRequest & HeuristicRequestExtras = {
       prompt: buildSummarizerRequest({
         head,
         previousSummary: plan.previousSummary,
         config,
         instructions: marker.instructions,
         sessionSystem: input.session.system,
+        outputs: input.outputs,
       }),
       head,
       previousSummary: plan.previousSummary,
       instructions: marker.instructions ?? null,
       retain: wantsRetain(config),
       maxTokens: config.summaryMaxTokens,
+      precomputed: heuristic,
     };
     const model = summarizer === this.summarizers.heuristic ? 'heuristic' : (config.model ?? input.session.model);
     const timeoutMs = Math.min(config.timeoutMs, this.settings.timeoutMs);
@@ -172,19 +199,39 @@ export class SummaryChain {
     return Promise.race([reply, aborted]);
   }
 
-  private complete(input: SummaryChainInput, source: SummarySource, result: Extract<Attempt, { ok: true }>, durationMs: number): CompactionCompletion {
+  /**
+   * The completion: the summary after the retention check (missing critical
+   * facts carried forward within the budget) and the record to carry. The
+   * keep-last-turns fallback keeps the previous prefix and record as they
+   * were; its retention figure says what that loses.
+   */
+  private complete(
+    input: SummaryChainInput,
+    source: SummarySource,
+    result: Extract<Attempt, { ok: true }>,
+    heuristic: HeuristicResult,
+    durationMs: number,
+  ): CompactionCompletion {
     const { plan, config, marker } = input;
-    const keepLastTurns = source === KEEP_LAST_TURNS;
+    const common = { marker, plan, model: result.model, retain: result.retain, durationMs: Math.round(durationMs), tokensBefore: input.tokensBefore };
+    if (source === KEEP_LAST_TURNS) {
+      const prefix = buildKeepLastTurnsFallback(plan);
+      const { retention } = checkRetention({
+        facts: heuristic.facts,
+        summary: '',
+        kept: [...prefix, ...plan.keptMessages].map(messageText),
+        budgetTokens: 0,
+      });
+      return buildCompletedData({ ...common, strategy: KEEP_LAST_TURNS, prefix, summary: result.summary, record: plan.previousRecord, retention });
+    }
+    const checked = prefixWithRetention({ plan, summary: result.summary, retain: result.retain, config, facts: heuristic.facts, outputs: input.outputs });
     return buildCompletedData({
-      marker,
-      plan,
-      strategy: keepLastTurns ? KEEP_LAST_TURNS : config.strategy,
-      prefix: keepLastTurns ? buildKeepLastTurnsFallback(plan) : buildPrefix({ plan, summary: result.summary, retain: result.retain, config }),
-      summary: result.summary,
-      retain: result.retain,
-      model: result.model,
-      durationMs: Math.round(durationMs),
-      tokensBefore: input.tokensBefore,
+      ...common,
+      strategy: config.strategy,
+      prefix: checked.prefix,
+      summary: checked.summary,
+      record: heuristic.record,
+      retention: checked.retention,
     });
   }
 }

@@ -17,6 +17,8 @@ import { AUTO_CONTINUE_TEXT } from '../placeholders';
 import { usageTotal } from '../view/tokens';
 import { LoopGuardCompletion, shouldSuppressAutoCompaction } from './overflow-policy';
 import type { CompactionPlan, NothingToCompact, TailInfo } from './plan';
+import type { Retention } from './retention';
+import type { SummaryRecord } from './summary-record';
 import { approxMessagesTokens } from './tokens';
 
 /** Strategy recorded when no summary could be made. */
@@ -32,6 +34,10 @@ export interface CompactionCompletion extends CompactionCompletedData {
   /** The pivot the plan was made on (null: none); a result on an older pivot is stale. */
   basePivotMarkerSeq: number | null;
   tail: TailInfo;
+  /** The summary record carried to the next compaction (issue 12); absent when none was made. */
+  record?: SummaryRecord;
+  /** The retention check's figures for the committed summary. */
+  retention?: Retention;
 }
 
 export interface CompletionInput {
@@ -46,6 +52,10 @@ export interface CompletionInput {
   durationMs: number;
   /** The session's token figure when planned (last usage + estimate); defaults to the plan's own estimate. */
   tokensBefore?: number;
+  /** The summary record to carry forward (summarizeHeuristically's `record`). */
+  record?: SummaryRecord | null;
+  /** The retention check's result (prefixWithRetention). */
+  retention?: Retention | null;
 }
 
 /** The completion's data; tokensAfter is tokensBefore minus what the pivot covers plus the new prefix. */
@@ -68,6 +78,8 @@ export function buildCompletedData(input: CompletionInput): CompactionCompletion
     reason: marker.reason,
     basePivotMarkerSeq: plan.basePivotMarkerSeq,
     tail: plan.tail,
+    ...(input.record ? { record: input.record } : {}),
+    ...(input.retention ? { retention: input.retention } : {}),
   };
 }
 

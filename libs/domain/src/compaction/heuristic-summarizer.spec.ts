@@ -1,118 +1,376 @@
-import type { Message } from '../events';
-import { heuristicSummary } from './heuristic-summarizer';
-import { SUMMARY_SECTIONS } from './prompts';
+/**
+ * The built-in summarizer (issue 12): given a head (and the previous
+ * record), when it summarizes, then the record and the rendered summary keep
+ * the task's facts.
+ */
+import type { Message, Part } from '../events';
+import { heuristicSummary, summarizeHeuristically } from './heuristic-summarizer';
 import { parseSummaryResponse } from './summary-parse';
+import { SUMMARY_TEMPLATES } from './summary-template';
 
-const text = (id: string, role: Message['role'], body: string): Message => ({ id, role, parts: [{ type: 'text', text: body }] });
-
-const head: Message[] = [
-  text('u1', 'user', 'Fix the failing build in src/server/main.ts. Do not change the public API.'),
-  {
-    id: 'a1',
-    role: 'assistant',
-    parts: [
-      { type: 'text', text: 'I decided to use pnpm instead of npm. Next I will run the tests.' },
-      { type: 'tool_call', callId: 'c1', name: 'bash', input: { command: 'pnpm test --filter server' } },
-      { type: 'tool_call', callId: 'c2', name: 'read', input: { path: './lib/util.ts' } },
-    ],
-  },
-  {
-    id: 't1',
-    role: 'tool',
-    parts: [
-      {
-        type: 'tool_result',
-        callId: 'c1',
-        name: 'bash',
-        output: 'PASS a\nTypeError: x is not a function\n  at src/server/main.ts:10',
-        outputRef: { id: 'ref-1', byte_size: 60, line_count: 3 },
-      },
-      { type: 'tool_result', callId: 'c2', name: 'read', output: 'export const x = 1;' },
-    ],
-  },
-  text('a2', 'assistant', 'Fixed the import in src/server/main.ts.'),
-  text('u2', 'user', 'Now also update docs/README.md, and always keep the changelog.'),
-  {
-    id: 'a3',
-    role: 'assistant',
-    parts: [{ type: 'tool_call', callId: 'c3', name: 'shell', input: { command: ['bash', '-lc', 'git diff --stat'] } }],
-  },
-  { id: 't3', role: 'tool', parts: [{ type: 'tool_result', callId: 'c3', name: 'shell', output: 'fatal: not a git repository', isError: true }] },
-];
-
-const sections = Object.values(SUMMARY_SECTIONS);
-
-describe('heuristicSummary', () => {
-  const summary = heuristicSummary({ head, previousSummary: null, maxTokens: 8_000 });
-
-  it('answers in the <summary> shape and keeps every template section, even when empty', () => {
-    expect(summary.startsWith('<summary>\n## Goal\n')).toBe(true);
-    expect(summary.endsWith('\n</summary>')).toBe(true);
-    for (const section of sections) expect(summary).toMatch(new RegExp(`^#{2,3} ${section}$`, 'm'));
-    const empty = heuristicSummary({ head: [], previousSummary: null, maxTokens: 8_000 });
-    for (const section of sections) expect(empty).toMatch(new RegExp(`^#{2,3} ${section}\n- \\(none\\)|^## Progress$`, 'm'));
+let ids = 0;
+const msg = (role: Message['role'], ...parts: Array<Part | string>): Message => ({
+  id: `m${++ids}`,
+  role,
+  parts: parts.map((part) => (typeof part === 'string' ? { type: 'text', text: part } : part)),
+});
+const user = (text: string) => msg('user', text);
+const assistant = (...parts: Array<Part | string>) => msg('assistant', ...parts);
+const call = (callId: string, name: string, input: unknown): Part => ({ type: 'tool_call', callId, name, input });
+const result = (callId: string, name: string, output: string, extra: { isError?: boolean; refId?: string } = {}): Message =>
+  msg('tool', {
+    type: 'tool_result',
+    callId,
+    name,
+    output,
+    isError: extra.isError,
+    ...(extra.refId ? { outputRef: { id: extra.refId, byte_size: output.length, line_count: output.split('\n').length } } : {}),
   });
 
-  it('extracts requests, constraints, decisions, next steps, tool use, files, commands and errors', () => {
-    expect(summary).toContain('## Goal\n- Fix the failing build in src/server/main.ts. Do not change the public API.');
-    expect(summary).toContain('- Latest request: Now also update docs/README.md, and always keep the changelog.');
-    expect(summary).toContain('- Do not change the public API.');
-    expect(summary).toContain('- I decided to use pnpm instead of npm.');
-    expect(summary).toContain('- Next I will run the tests.');
-    expect(summary).toContain('- Fixed the import in src/server/main.ts.');
-    expect(summary).toContain('- Called bash 1×');
-    expect(summary).toContain('- Called read 1×');
-    expect(summary).toContain('- Command: pnpm test --filter server');
-    expect(summary).toContain('- Command: git diff --stat');
-    expect(summary).toContain('- bash: TypeError: x is not a function');
-    expect(summary).toContain('- shell: fatal: not a git repository');
-    expect(summary).toContain('### Blocked\n- shell failed: fatal: not a git repository');
-    const files = summary.slice(summary.indexOf('## Relevant Files'));
-    expect(files).toBe('## Relevant Files\n- src/server/main.ts\n- ./lib/util.ts\n- docs/README.md\n</summary>');
+const summarize = (head: Message[], options: Partial<Parameters<typeof summarizeHeuristically>[0]> = {}) =>
+  summarizeHeuristically({ head, budgetTokens: 8_000, ...options });
+
+describe('summarizeHeuristically: the reply', () => {
+  const head = [
+    user('Fix the failing build in src/server/main.ts. Do not change the public API.'),
+    assistant('I decided to use pnpm instead of npm because the lockfile is pnpm-lock.yaml.', call('c1', 'bash', { command: 'pnpm test --filter server' })),
+    result('c1', 'bash', 'PASS a\nTypeError: x is not a function\n    at run (src/server/main.ts:10:5)\nexit code: 1'),
+  ];
+
+  it('answers in the <summary> shape every parser reads, keeping every template section, even when empty', () => {
+    // when
+    const { text, summary } = summarize(head);
+    // then
+    expect(text).toBe(`<summary>\n${summary}\n</summary>`);
+    expect(parseSummaryResponse(text, 8_000)).toMatchObject({ ok: true, value: { summary, retain: null } });
+    for (const section of SUMMARY_TEMPLATES.opencode.sections) expect(summary).toContain(`${'#'.repeat(section.level)} ${section.heading}\n`);
+    const empty = summarize([]).summary;
+    expect(empty).toContain('## Goal\n- (none)');
+    expect(empty).toContain('## Relevant Files\n- (none)');
   });
 
-  it('is deterministic and parses with the LLM parser', () => {
-    expect(heuristicSummary({ head, previousSummary: null, maxTokens: 8_000 })).toBe(summary);
-    expect(parseSummaryResponse(summary, 8_000)).toMatchObject({ ok: true, value: { retain: null } });
+  it('is deterministic', () => {
+    expect(summarize(head)).toEqual(summarize(head));
   });
 
-  it('lists tool output refs in <retain> when asked', () => {
-    const withRetain = heuristicSummary({ head, previousSummary: null, maxTokens: 8_000, retain: true });
-    expect(parseSummaryResponse(withRetain, 8_000)).toMatchObject({ ok: true, value: { retain: '- ref=ref-1 (bash, 3 lines)' } });
+  it.each(Object.values(SUMMARY_TEMPLATES).map((template) => [template.name, template] as const))(
+    'renders the %s template with its own headings',
+    (_, template) => {
+      const { summary } = summarize(head, { template });
+      const headings = summary.split('\n').filter((line) => line.startsWith('#'));
+      expect(headings).toEqual(template.sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`));
+      expect(summary).toContain('Do not change the public API.');
+      expect(summary).toContain('TypeError: x is not a function');
+    },
+  );
+
+  it('lists the head\'s tool output refs in <retain> when asked (seed 000)', () => {
+    const withRef = [...head, assistant(call('c2', 'read', { path: 'a.txt' })), result('c2', 'read', 'hello', { refId: 'ref-7' })];
+    const { text, retain } = summarize(withRef, { retain: true });
+    expect(retain).toBe('- ref=ref-7 (read, 1 lines)');
+    expect(parseSummaryResponse(text, 8_000)).toMatchObject({ ok: true, value: { retain: '- ref=ref-7 (read, 1 lines)' } });
   });
 
-  it('merges the previous summary: earlier goal first, new facts added, progress replaced', () => {
-    const previous = parseSummaryResponse(summary, 8_000);
-    if (!previous.ok) throw new Error('unparsed');
-    const next = heuristicSummary({
-      head: [text('u3', 'user', 'Then release v2 from packages/cli/index.ts.')],
-      previousSummary: previous.value.summary,
-      maxTokens: 8_000,
+  it('keeps the pre-record interface: text in, reply out', () => {
+    expect(heuristicSummary({ head, previousSummary: null, maxTokens: 8_000 })).toBe(summarize(head).text);
+  });
+});
+
+describe('extraction by structure', () => {
+  it('keeps paths, URLs, identifiers, code spans, quoted strings and numbers with units from what the user and assistant write', () => {
+    // given
+    const head = [
+      user('Deploy to https://staging.example.com/api/v2 with MAX_POOL_SIZE=25 and a 30 s timeout; the flag is `--no-verify`.'),
+      assistant('The handler `createTenantSession()` lives in apps/api/src/tenants.controller.ts; the error said "tenant quota exceeded" at 512 MB.'),
+    ];
+    // when
+    const { record, summary } = summarize(head);
+    // then
+    expect(record.files.map((f) => f.text)).toContain('apps/api/src/tenants.controller.ts');
+    const values = record.values.map((v) => v.text);
+    for (const value of ['https://staging.example.com/api/v2', 'MAX_POOL_SIZE=25', '30 s', '--no-verify', 'createTenantSession()', 'tenant quota exceeded', '512 MB']) {
+      expect(values).toContain(value);
+      expect(summary).toContain(value);
+    }
+  });
+
+  it('reads commands with their outcome, exit codes, stack frames and diff headers from tool calls and outputs', () => {
+    // given
+    const head = [
+      user('Make the migration pass.'),
+      assistant(call('c1', 'shell', { command: ['bash', '-lc', 'npm run migrate -- --env staging'] })),
+      result('c1', 'shell', 'running 1764500000000-tenant-limits\nError: relation "tenant_limits" already exists\n    at Migrator.run (node_modules/typeorm/migration/Migrator.js:210:11)\nProcess exited with code 2'),
+      assistant(call('c2', 'apply_patch', { input: '*** Begin Patch\n*** Update File: migrations/1764500000000-tenant-limits.ts\n@@\n-CREATE TABLE\n+CREATE TABLE IF NOT EXISTS\n*** End Patch' })),
+      result('c2', 'apply_patch', 'Done'),
+      assistant(call('c3', 'bash', { command: 'git diff' })),
+      result('c3', 'bash', 'diff --git a/libs/event-store/src/usage.store.ts b/libs/event-store/src/usage.store.ts\n+++ b/libs/event-store/src/usage.store.ts\n@@ -1 +1 @@'),
+    ];
+    // when
+    const { record, summary } = summarize(head);
+    // then
+    expect(record.commands[0]).toMatchObject({ text: 'npm run migrate -- --env staging', outcome: 'exit 2: Error: relation "tenant_limits" already exists', ok: false });
+    expect(record.errors[0]).toMatchObject({
+      text: 'Error: relation "tenant_limits" already exists',
+      location: 'node_modules/typeorm/migration/Migrator.js:210:11',
+      fixed: false,
     });
-    expect(next).toContain('## Goal\n- Fix the failing build in src/server/main.ts. Do not change the public API.\n- Then release v2');
-    expect(next).toContain('- Command: pnpm test --filter server');
-    expect(next).toContain('- packages/cli/index.ts');
-    expect(next).toContain('- src/server/main.ts');
+    expect(record.files).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ text: 'migrations/1764500000000-tenant-limits.ts', actions: ['edited'] }),
+        expect.objectContaining({ text: 'libs/event-store/src/usage.store.ts', actions: ['edited'] }),
+      ]),
+    );
+    expect(summary).toContain('- `npm run migrate -- --env staging` → exit 2: Error: relation "tenant_limits" already exists');
+    expect(summary).toContain('### Blocked\n- Error: relation "tenant_limits" already exists (at node_modules/typeorm/migration/Migrator.js:210:11)');
   });
 
-  it('keeps a previous summary in another shape as one bullet', () => {
-    const next = heuristicSummary({ head: [], previousSummary: 'Free-form notes about the task.', maxTokens: 8_000 });
-    expect(next).toContain('## Critical Context\n- Earlier summary: Free-form notes about the task.');
+  it('finds an error on the last line of a 1 MB output passed whole, in linear time', () => {
+    // given a 1 MB output whose in-context view (the message) only has its head
+    const full = `${'ok: step completed without incident\n'.repeat(29_000)}FATAL: checksum mismatch in segment 0042 (expected a1b2c3, got d4e5f6)`;
+    expect(full.length).toBeGreaterThan(1_000_000);
+    const head = [user('Verify the backup.'), assistant(call('c1', 'bash', { command: './verify-backup.sh' })), result('c1', 'bash', full.slice(0, 2_000), { refId: 'ref-big' })];
+    // when the caller passes the cache's full text
+    const started = performance.now();
+    const { summary, record } = summarize(head, { outputs: new Map([['c1', full]]) });
+    const elapsed = performance.now() - started;
+    // then
+    expect(summary).toContain('FATAL: checksum mismatch in segment 0042 (expected a1b2c3, got d4e5f6)');
+    expect(record.commands[0].outcome).toContain('FATAL: checksum mismatch');
+    expect(elapsed).toBeLessThan(1_000);
+    // and without the full text, the view's head alone does not show it
+    expect(summarize(head).summary).not.toContain('FATAL');
+  });
+
+  it('accepts full outputs keyed by output ref id, or as digests streamed chunk by chunk', async () => {
+    const { ToolOutputScanner } = await import('./output-digest');
+    const full = `${'line\n'.repeat(5_000)}Error: disk quota exceeded on /var/lib/postgresql`;
+    const scanner = new ToolOutputScanner();
+    for (let at = 0; at < full.length; at += 4_096) scanner.push(full.slice(at, at + 4_096));
+    const head = [user('Check the disk.'), assistant(call('c1', 'bash', { command: 'df -h' })), result('c1', 'bash', 'line\nline', { refId: 'ref-1' })];
+    expect(summarize(head, { outputs: new Map([['ref-1', full]]) }).summary).toContain('Error: disk quota exceeded on /var/lib/postgresql');
+    expect(summarize(head, { outputs: new Map([['c1', scanner.end()]]) }).summary).toContain('Error: disk quota exceeded on /var/lib/postgresql');
+  });
+
+  it.each([
+    ['Chinese', '请不要修改数据库架构，端口必须保持 8443。配置在 config/app.yaml 里。', ['请不要修改数据库架构，端口必须保持 8443。', 'config/app.yaml', '8443']],
+    ['Russian', 'Никогда не трогай файл deploy/prod.env. Таймаут должен быть 45 с.', ['Никогда не трогай файл deploy/prod.env.', 'Таймаут должен быть 45 с.', 'deploy/prod.env']],
+    ['Arabic', 'لا تغير واجهة البرمجة العامة. استخدم المنفذ 5432 والملف db/schema.sql فقط.', ['لا تغير واجهة البرمجة العامة.', 'db/schema.sql', '5432']],
+  ])('keeps %s constraints in the user\'s own words, and the values in them', (_, text, facts) => {
+    // when
+    const { record, summary } = summarize([user('Start the task.'), user(text)]);
+    // then
+    expect(record.constraints.length).toBeGreaterThan(0);
+    for (const fact of facts) expect(summary).toContain(fact);
+  });
+
+  it('keeps the declarations of code blocks and the assistant\'s conclusions in any language', () => {
+    // given
+    const head = [
+      user('Add retries:\n```ts\nexport const MAX_RETRIES = 5;\nexport function backoff(attempt: number): number {\n  return 2 ** attempt * 100;\n}\n```'),
+      assistant('问题的根本原因是连接池耗尽，所以我们改用 pgbouncer。'),
+      assistant('Причина в том, что кэш не сбрасывается, поэтому я добавил invalidateCache().'),
+      assistant('قررنا استخدام Redis Streams بدلاً من Kafka لأن التشغيل أبسط.'),
+      assistant('```python\ndef load_config(path: str) -> dict:\n    return yaml.safe_load(open(path))\n```'),
+    ];
+    // when
+    const { summary } = summarize(head);
+    // then
+    for (const fact of [
+      'export const MAX_RETRIES = 5;',
+      'export function backoff(attempt: number): number {',
+      '问题的根本原因是连接池耗尽，所以我们改用 pgbouncer。',
+      'Причина в том, что кэш не сбрасывается, поэтому я добавил invalidateCache().',
+      'قررنا استخدام Redis Streams بدلاً من Kafka لأن التشغيل أبسط.',
+      'def load_config(path: str) -> dict:',
+    ]) {
+      expect(summary).toContain(fact);
+    }
+  });
+
+  it.each(['Keep going with step 3', 'continue', 'Continue.', 'ok, go on', '继续', 'продолжай', 'تابع'])(
+    'does not take the filler "%s" for a constraint or a request',
+    (filler) => {
+      const { record } = summarize([user('Refactor the billing module. Never call the payment API in tests.'), user(filler)]);
+      expect(record.constraints.map((c) => c.text)).toEqual(['Never call the payment API in tests.']);
+      expect(record.userMessages).toEqual([]);
+      expect(record.latestRequest).toBe('Refactor the billing module. Never call the payment API in tests.');
+    },
+  );
+
+  it('keeps the user\'s messages verbatim, newest first within their budget', () => {
+    // given a goal and five long requests, and room for about two of them
+    const requests = Array.from({ length: 5 }, (_, i) => `Request ${i + 1}: ${'migrate the ledger table carefully '.repeat(10)}`);
+    const { record, summary } = summarize([user('Goal: move billing to the new ledger.'), ...requests.map(user)], { userMessageTokens: 200 });
+    // then the newest stay, whole
+    expect(record.userMessages.map((m) => m.text.slice(0, 9))).toEqual(['Request 4', 'Request 5']);
+    expect(summary).toContain(requests[4].trim());
+    expect(record.goal[0].text).toBe('Goal: move billing to the new ledger.');
+  });
+});
+
+describe('plans and todos', () => {
+  it.each([
+    ['todowrite', { todos: [{ content: 'write the migration', status: 'completed' }, { content: 'backfill usage rows', status: 'in_progress' }, { content: 'add the quota check', status: 'pending' }] }],
+    ['update_plan', { plan: [{ step: 'write the migration', status: 'completed' }, { step: 'backfill usage rows', status: 'in_progress' }, { step: 'add the quota check', status: 'pending' }] }],
+    ['manage_todo_list', { operation: 'write', todoList: [{ id: 1, title: 'write the migration', status: 'completed' }, { id: 2, title: 'backfill usage rows', status: 'in-progress' }, { id: 3, title: 'add the quota check', status: 'not-started' }] }],
+  ])('renders the latest %s list as the open items', (tool, input) => {
+    // given an older list, then the latest
+    const head = [
+      user('Add tenant quotas.'),
+      assistant(call('t1', tool, { todos: [{ content: 'investigate the old limiter', status: 'pending' }] })),
+      result('t1', tool, 'ok'),
+      assistant(call('t2', tool, input)),
+      result('t2', tool, 'ok'),
+    ];
+    // when
+    const { record, summary } = summarize(head);
+    // then the latest list replaced the older one
+    expect(record.todos.map((t) => [t.text, t.status])).toEqual([
+      ['write the migration', 'completed'],
+      ['backfill usage rows', 'in_progress'],
+      ['add the quota check', 'pending'],
+    ]);
+    expect(summary).toContain('### In Progress\n- Latest request: Add tenant quotas.\n- [~] backfill usage rows');
+    expect(summary).toContain('## Next Steps\n- [ ] add the quota check');
+    expect(summary).toContain('### Done\n- [x] write the migration');
+  });
+
+  it('reads markdown checklists, and the todo tools the config names', () => {
+    const head = [
+      user('Plan:\n- [x] read the spec\n- [ ] write the parser\n- [ ] wire the CLI'),
+      assistant('Progress:\n- [x] write the parser'),
+      assistant(call('p1', 'my_plan_tool', { items: [{ text: 'ship 1.0', done: false }] })),
+      result('p1', 'my_plan_tool', 'saved'),
+    ];
+    const { record } = summarize(head, { todoTools: ['my_plan_tool'] });
+    expect(record.todos.map((t) => [t.text, t.status])).toEqual([
+      ['read the spec', 'completed'],
+      ['write the parser', 'completed'],
+      ['wire the CLI', 'pending'],
+      ['ship 1.0', 'pending'],
+    ]);
+  });
+});
+
+describe('carried forward as data', () => {
+  it('merges the previous record with the next head instead of re-reading text', () => {
+    // given a first compaction
+    const first = summarize([user('Port the CLI to Go. Always keep flags POSIX-compatible.'), assistant(call('c1', 'bash', { command: 'go build ./...' })), result('c1', 'bash', 'cmd/main.go:12:2: undefined: cobra', { isError: true })]);
+    // when the next head says the build passes now
+    const second = summarize([user('Now add the completion command.'), assistant(call('c2', 'bash', { command: 'go build ./...' })), result('c2', 'bash', '')], {
+      previous: first.record,
+    });
+    // then the earlier facts are still there, the error is closed by the successful rerun, and the clock ran on
+    expect(second.record.goal[0].text).toBe('Port the CLI to Go. Always keep flags POSIX-compatible.');
+    expect(second.record.constraints.map((c) => c.text)).toEqual(['Always keep flags POSIX-compatible.']);
+    expect(second.record.errors).toEqual([expect.objectContaining({ text: 'cmd/main.go:12:2: undefined: cobra', fixed: true })]);
+    expect(second.record.commands).toEqual([expect.objectContaining({ text: 'go build ./...', outcome: 'ok', ok: true, hits: 2 })]);
+    expect(second.record.compactions).toBe(2);
+    expect(second.summary).toContain('- fixed: cmd/main.go:12:2: undefined: cobra');
+  });
+
+  it('a constraint from turn 1 survives 10 consecutive compactions', () => {
+    // given
+    let previous = summarize([user('Build the importer. Never write to the production bucket s3://acme-prod.')]).record;
+    // when ten more compactions each summarize a busy head
+    for (let round = 1; round <= 10; round++) {
+      const head: Message[] = [user(`Round ${round}: import batch ${round}.`)];
+      for (let step = 0; step < 8; step++) {
+        const id = `r${round}-${step}`;
+        head.push(assistant(`Importing part ${step} of batch ${round} into tmp/batch-${round}-${step}.csv.`, call(id, 'bash', { command: `./import --batch ${round} --part ${step}` })));
+        head.push(result(id, 'bash', `${'row imported\n'.repeat(200)}warning: ${step} rows skipped`));
+      }
+      previous = summarize(head, { previous, budgetTokens: 1_000 }).record;
+    }
+    // then
+    expect(previous.compactions).toBe(11);
+    expect(previous.evicted).toBeGreaterThan(0);
+    expect(previous.constraints.map((c) => c.text)).toEqual(['Never write to the production bucket s3://acme-prod.']);
+    const { summary } = summarize([user('Round 11.')], { previous, budgetTokens: 1_000 });
+    expect(summary).toContain('Never write to the production bucket s3://acme-prod.');
+    expect(summary).toContain('Build the importer.');
+  });
+
+  it('a constraint stays until the user revokes it', () => {
+    const first = summarize([user('Do not touch the public API in src/api.ts.')]);
+    const revoked = summarize([user('You can now change the public API in src/api.ts.')], { previous: first.record });
+    expect(revoked.record.constraints.map((c) => c.text)).toEqual(['You can now change the public API in src/api.ts.']);
+    const reminded = summarize([user("Don't forget to update src/api.ts docs.")], { previous: first.record });
+    expect(reminded.record.constraints.map((c) => c.text)).toContain('Do not touch the public API in src/api.ts.');
+  });
+
+  it('a resolved error is evicted before an open one, and finished todos before open ones', () => {
+    // given two errors, the older one open, the newer one fixed; a finished todo and an open one
+    const head = [
+      user('Stabilize CI.'),
+      assistant(call('a', 'bash', { command: 'npm run lint' })),
+      result('a', 'bash', 'Error: lint rule no-floating-promises failed in libs/queue/src/producer.ts', { isError: true }),
+      assistant(call('b', 'bash', { command: 'npm run typecheck' })),
+      result('b', 'bash', 'Error: TS2345 in libs/domain/src/view/tokens.ts', { isError: true }),
+      assistant('Fixed the TS2345 error in libs/domain/src/view/tokens.ts.', call('t', 'todowrite', { todos: [{ content: 'repair typecheck', status: 'completed' }, { content: 'repair lint', status: 'pending' }] })),
+      result('t', 'todowrite', 'ok'),
+    ];
+    const roomy = summarize(head);
+    expect(roomy.record.errors.map((e) => [e.text, e.fixed])).toEqual([
+      ['Error: lint rule no-floating-promises failed in libs/queue/src/producer.ts', false],
+      ['Error: TS2345 in libs/domain/src/view/tokens.ts', true],
+    ]);
+    // when the budget only fits part of it
+    const tight = summarize(head, { budgetTokens: estimateOf(roomy.text) - 30 });
+    // then the fixed error and the finished todo went first
+    expect(tight.record.errors.map((e) => e.text)).toEqual(['Error: lint rule no-floating-promises failed in libs/queue/src/producer.ts']);
+    expect(tight.record.todos.map((t) => t.text)).toEqual(['repair lint']);
+    expect(tight.evicted).toBeGreaterThan(0);
+  });
+
+  it('stays within its budget, however big the head', () => {
+    const head = Array.from({ length: 300 }, (_, i) => user(`Never touch file${i}/part${i}.ts; keep ${i} ms.`));
+    for (const budget of [300, 1_000, 4_000]) {
+      const { text } = summarize(head, { budgetTokens: budget });
+      expect(parseSummaryResponse(text, budget).ok).toBe(true);
+    }
+  });
+
+  it('reads a previous summary that has no record (older compactions) back into one', () => {
+    // given the text of an older summary, in the OpenCode template
+    const older = [
+      '## Goal',
+      '- Fix the failing build in src/server/main.ts.',
+      '## Constraints & Preferences',
+      '- Do not change the public API.',
+      '## Progress',
+      '### Done',
+      '- Called bash 1×',
+      '### In Progress',
+      '- Latest request: update docs/README.md',
+      '### Blocked',
+      '- shell failed: fatal: not a git repository',
+      '## Key Decisions',
+      '- I decided to use pnpm instead of npm.',
+      '## Next Steps',
+      '- Next I will run the tests.',
+      '## Critical Context',
+      '- Command: pnpm test --filter server',
+      '## Relevant Files',
+      '- src/server/main.ts',
+    ].join('\n');
+    // when
+    const { record, summary } = summarize([user('Then release v2.')], { previousSummary: older });
+    // then every bullet has a home
+    expect(record.goal[0].text).toBe('Fix the failing build in src/server/main.ts.');
+    expect(record.constraints[0].text).toBe('Do not change the public API.');
+    expect(record.errors[0]).toMatchObject({ text: 'shell failed: fatal: not a git repository', fixed: false });
+    expect(record.decisions[0].text).toBe('I decided to use pnpm instead of npm.');
+    expect(record.todos[0]).toMatchObject({ text: 'Next I will run the tests.', status: 'pending' });
+    expect(record.files[0].text).toBe('src/server/main.ts');
+    for (const line of ['Do not change the public API.', 'Command: pnpm test --filter server', 'Then release v2.']) expect(summary).toContain(line);
+    // and text in another shape is kept whole as one item
+    expect(summarize([], { previousSummary: 'Free-form notes about the task.' }).summary).toContain('- Earlier summary: Free-form notes about the task.');
   });
 
   it('records the request instructions it cannot follow', () => {
-    expect(heuristicSummary({ head, previousSummary: null, maxTokens: 8_000, instructions: 'focus on tests' })).toContain(
-      '- Requested focus: focus on tests',
-    );
-  });
-
-  it('stays within maxTokens, dropping the oldest bullets of the longest sections first', () => {
-    const long: Message[] = Array.from({ length: 60 }, (_, i) => text(`u${i}`, 'user', `Never touch file${i}/part${i}.ts please.`));
-    const bounded = heuristicSummary({ head: long, previousSummary: null, maxTokens: 300 });
-    const parsed = parseSummaryResponse(bounded, 300);
-    expect(parsed.ok).toBe(true);
-    for (const section of sections) expect(bounded).toContain(section);
-    expect(bounded).toContain('file59/part59.ts');
-    expect(bounded).not.toContain('file30/part30.ts');
+    expect(summarize([user('Go.')], { instructions: 'focus on tests' }).summary).toContain('- Requested focus: focus on tests');
   });
 });
+
+const estimateOf = (text: string) => Math.ceil(text.length / 4);

@@ -7,7 +7,7 @@ export {
   shouldSuppressAutoCompaction,
 } from './overflow-policy';
 export type { LoopGuardCompletion, OverflowEvaluation, OverflowInput, OverflowReason } from './overflow-policy';
-export { planCompaction, tailBudgetTokens } from './plan';
+export { MIN_SUMMARY_BUDGET, planCompaction, SUMMARY_SHARE_OF_AFTER, summaryBudgetTokens, tailBudgetTokens } from './plan';
 export type { CompactionPlan, NothingToCompact, PlanInput, TailInfo } from './plan';
 export {
   buildSummarizerRequest,
@@ -20,9 +20,40 @@ export {
 export type { SummarizerInput, SummarizerMessage, SummarizerRequest, TrimmedHead } from './summarizer-input';
 export { parseSummaryResponse } from './summary-parse';
 export type { ParsedSummary, SummaryError, SummaryParseResult } from './summary-parse';
-export { heuristicSummary } from './heuristic-summarizer';
-export type { HeuristicSummaryInput } from './heuristic-summarizer';
-export { buildKeepLastTurnsFallback, buildPrefix, PREFIX_KINDS, selectUserMessages } from './strategies';
+export { heuristicSummary, summarizeHeuristically } from './heuristic-summarizer';
+export type { HeuristicInput, HeuristicResult, HeuristicSummaryInput } from './heuristic-summarizer';
+export { DEFAULT_TODO_TOOLS, readHead } from './head-record';
+export type { HeadReading, HeadReadOptions, ToolOutputs } from './head-record';
+export { digestToolOutput, isToolOutputDigest, locationIn, ToolOutputScanner } from './output-digest';
+export type { OutputError, ToolOutputDigest } from './output-digest';
+export { emptyRecord, parseSummaryRecord, RECORD_SECTIONS, recordSize, SUMMARY_RECORD_VERSION } from './summary-record';
+export type {
+  CommandItem,
+  ErrorItem,
+  FileAction,
+  FileItem,
+  RecordItem,
+  RecordSection,
+  SummaryRecord,
+  TodoItem,
+  ValueItem,
+} from './summary-record';
+export {
+  evictionTier,
+  fitRecord,
+  recordFromSummaryText,
+  renderRecord,
+  SUMMARY_TEMPLATE_NAMES,
+  SUMMARY_TEMPLATES,
+  templateForStrategy,
+} from './summary-template';
+export type { SummaryTemplate, SummaryTemplateName, TemplateSection } from './summary-template';
+export { CARRIED_FORWARD_HEADING, checkRetention, criticalFactsOf, hiddenOutputFacts, messageText, prefixWithRetention } from './retention';
+export type { CriticalFact, PrefixWithRetentionInput, Retention, RetentionInput, RetentionResult } from './retention';
+export { isFiller, structuralOf, todoListOf, checklistOf } from './extract';
+export type { Structural, TodoEntry, TodoStatus } from './extract';
+export { isRealUserText } from './user-text';
+export { buildKeepLastTurnsFallback, buildPrefix, codexApproxTokens, PREFIX_KINDS, selectUserMessages } from './strategies';
 export type { PrefixInput } from './strategies';
 export {
   AUTO_CONTINUE_KIND,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { CompactionConfig, PRESET_NAMES, PRESETS, PresetName } from '../config';
 import type { CompactionCompletedData } from '../events';
 import { prunedPlaceholder } from '../placeholders';
-import { CompactionPlan, planCompaction, tailBudgetTokens } from './plan';
+import { CompactionPlan, planCompaction, summaryBudgetTokens, tailBudgetTokens } from './plan';
 import { eventLog } from './testing/event-log';
 import { readWindow } from './window';
 
@@ -130,11 +130,52 @@ describe('planCompaction', () => {
     for (let i = 0; i < 10; i++) log.assistant(big(1_000));
     const marker = log.marker();
 
-    const byTokens = plan(log, marker, config('spec-001'), 10_000);
+    const byTokens = plan(log, marker, config('spec-001', { maxTokensAfterRatio: null }), 10_000);
     expect(byTokens.tail).toMatchObject({ fromSeq: 7, messages: 5, tokens: 5_000, budget: 5_000 });
 
-    const byCount = plan(log, marker, config('spec-001', { keepRecentTokens: 0, keepRecentMessages: 3 }), 10_000);
+    const byCount = plan(log, marker, config('spec-001', { keepRecentTokens: 0, keepRecentMessages: 3, maxTokensAfterRatio: null }), 10_000);
     expect(byCount.tail).toMatchObject({ fromSeq: 9, messages: 3, budget: null });
+  });
+
+  it('leaves half the trigger free by default: the tail fits it with the summary budget (issue 12)', () => {
+    // given ten 1,000-token messages and a 10,000-token trigger (spec-001: threshold = usable)
+    const log = eventLog();
+    log.user('task');
+    for (let i = 0; i < 10; i++) log.assistant(big(1_000));
+    const marker = log.marker();
+    // when
+    const result = plan(log, marker, config('spec-001'), 10_000);
+    // then half the trigger (5,000) holds the summary's 1,500 and a tail of at most 3,500
+    expect(result.summaryBudgetTokens).toBe(1_500);
+    expect(result.tail).toMatchObject({ budget: 3_500, tokens: 3_000 });
+    expect(result.tail.tokens + result.summaryBudgetTokens).toBeLessThanOrEqual(5_000);
+  });
+
+  it('hands the summarizer the head as written, the previous record and the kept messages', () => {
+    // given a pruned and an archived result in the head, one message kept after the cut
+    const log = eventLog();
+    log.user('task');
+    const pruned = log.tool('bash', { output: 'Error: disk full', refId: 'ref-1' });
+    const archived = log.tool('bash', { output: 'archived output' });
+    log.append('tool_outputs.pruned', { callIds: [pruned], tokensFreed: 3, policy: {} });
+    const digest = { id: 'd', role: 'user' as const, parts: [{ type: 'text' as const, text: 'digest' }], metadata: { kind: 'tool_summary', userVisible: false } };
+    log.append('tool_results.archived', { callIds: [archived], digest });
+    log.user('next').assistant('kept answer');
+    const marker = log.marker();
+    const record = { v: 1, goal: [{ text: 'earlier goal', first: 0, last: 0, hits: 1 }] };
+    const pivot: CompactionCompletedData = {
+      markerSeq: 0, coveredThroughSeq: 0, summary: 'earlier', prefix: [], strategy: 'summary-tail', model: 'heuristic',
+      tokensBefore: 0, tokensAfter: 0, messagesCompacted: 0, durationMs: 0, record,
+    };
+    // when
+    const result = planCompaction({ events: log.events, pivot, markerSeq: marker, config: config('opencode', { retainLastTurns: 1 }), usable: 180_000 });
+    if (result.kind !== 'plan') throw new Error(result.reason);
+    // then the summarizer reads the pruned output whole and the archived pair, not the digest
+    const outputs = result.sourceHead.flatMap((m) => m.parts).flatMap((p) => (p.type === 'tool_result' ? [p.output] : []));
+    expect(outputs).toEqual(['Error: disk full', 'archived output']);
+    expect(result.sourceHead.map((m) => m.id)).not.toContain('d');
+    expect(result.previousRecord?.goal[0].text).toBe('earlier goal');
+    expect(result.keptMessages.map((m) => m.parts[0].type === 'text' && m.parts[0].text)).toEqual(['next', 'kept answer']);
   });
 
   it('has nothing to compact in an empty window', () => {
@@ -194,6 +235,7 @@ describe('planCompaction', () => {
 });
 
 describe('tailBudgetTokens', () => {
+  // The strategies' own budgets (maxTokensAfterRatio off): OpenCode's clamp, seed 001's half the limit, seed 003's target.
   it.each([
     ['opencode', 180_000, 8_000],
     ['opencode', 20_000, 5_000],
@@ -204,7 +246,25 @@ describe('tailBudgetTokens', () => {
     ['spec-003', 64_000, 24_000],
     ['spec-003', null, Number.POSITIVE_INFINITY],
   ] as const)('%s with usable %s → %s', (preset, usable, budget) => {
-    expect(tailBudgetTokens(config(preset), usable)).toBe(budget);
+    expect(tailBudgetTokens(config(preset, { maxTokensAfterRatio: null }), usable)).toBe(budget);
+  });
+
+  // Issue 12: after a compaction the context holds at most half the trigger; the summary's budget is 30% of that half.
+  it.each([
+    ['opencode', 180_000, 8_000, 8_000],
+    ['opencode', 20_000, 5_000, 3_000],
+    ['opencode', 4_000, 1_400, 600],
+    ['spec-001', 100_000, 20_000, 8_000],
+    ['spec-001', 30_000, 10_500, 4_500],
+    ['spec-003', 64_000, 16_800, 7_200],
+    ['spec-003', null, Number.POSITIVE_INFINITY, 8_000],
+  ] as const)('%s with usable %s, maxTokensAfterRatio 0.5 → tail %s, summary %s', (preset, usable, tail, summary) => {
+    // given the preset's default (0.5)
+    const compaction = config(preset);
+    // then the tail and the summary together fit half the trigger
+    expect(tailBudgetTokens(compaction, usable)).toBe(tail);
+    expect(summaryBudgetTokens(compaction, usable)).toBe(summary);
+    if (usable !== null) expect(tail + summary).toBeLessThanOrEqual(Math.max(Math.floor(usable * compaction.thresholdRatio * 0.5), 8_000 + 8_000));
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import type { CompactionCompletedData, Message, StoredEvent } from '../events';
 import type { CompactionConfig } from '../config/types';
+import { parseSummaryRecord, SummaryRecord } from './summary-record';
 import { approxMessagesTokens } from './tokens';
 import { isTurnStart, readWindow, settledCutChecker, WindowMessage } from './window';
 
@@ -42,10 +43,22 @@ export interface CompactionPlan {
   messagesCompacted: number;
   /** Tokens the pivot takes out of the view: the previous prefix and the head. */
   coveredTokens: number;
+  /** The built-in summary's budget for this window (summaryBudgetTokens). */
+  summaryBudgetTokens: number;
   /** Tokens left after the cut: the tail and everything after the marker. */
   keptTokens: number;
   previousSummary: string | null;
   previousPrefix: Message[];
+  /** The current pivot's summary record (compaction.completed `data.record`), null when it stored none. */
+  previousRecord: SummaryRecord | null;
+  /**
+   * The head as written, for summarizers that read everything: every
+   * agent-visible message up to the cut, with pruned outputs whole and
+   * archived pairs in place (the digests that replaced them left out).
+   */
+  sourceHead: Message[];
+  /** What stays in the window after the cut, as the model reads it: the tail and everything after the marker. */
+  keptMessages: Message[];
 }
 
 export interface NothingToCompact {
@@ -56,13 +69,46 @@ export interface NothingToCompact {
 
 const sumTokens = (items: readonly WindowMessage[]) => items.reduce((sum, item) => sum + item.tokens, 0);
 
+/** Share of the after-compaction allowance the built-in summary may take (the tail gets the rest). */
+export const SUMMARY_SHARE_OF_AFTER = 0.3;
+/** The built-in summary never gets less than this, however small the window. */
+export const MIN_SUMMARY_BUDGET = 500;
+
+/** The trigger's token threshold for `usable` (evaluateOverflow's formula), or null when unlimited. */
+function thresholdOf(config: CompactionConfig, usable: number | null): number | null {
+  if (usable === null) return null;
+  const scaled = Math.floor(usable * config.thresholdRatio);
+  return config.trigger.type === 'ratio' && config.trigger.tokenLimit !== null ? Math.min(scaled, config.trigger.tokenLimit) : scaled;
+}
+
+/** Tokens the context may hold after a compaction (maxTokensAfterRatio of the trigger), or null when uncapped. */
+function afterAllowance(config: CompactionConfig, usable: number | null): number | null {
+  const threshold = thresholdOf(config, usable);
+  return threshold === null || config.maxTokensAfterRatio === null ? null : Math.floor(threshold * config.maxTokensAfterRatio);
+}
+
+/**
+ * The built-in summary's budget: summaryMaxTokens, or less in a small
+ * window, where it takes at most SUMMARY_SHARE_OF_AFTER of what the context
+ * may hold after the compaction (never under MIN_SUMMARY_BUDGET).
+ */
+export function summaryBudgetTokens(config: CompactionConfig, usable: number | null): number {
+  const allowance = afterAllowance(config, usable);
+  if (allowance === null) return config.summaryMaxTokens;
+  return Math.min(config.summaryMaxTokens, Math.max(MIN_SUMMARY_BUDGET, Math.floor(allowance * SUMMARY_SHARE_OF_AFTER)));
+}
+
 /**
  * The tail's token budget: OpenCode's clamp of usable, or seed 001's
  * keepRecentTokens clamped to half the limit, and within a target (seed 003)
- * with room left for the summary.
+ * with room left for the summary; and, with maxTokensAfterRatio, within
+ * that share of the trigger less the summary's budget, so a compaction
+ * always frees the rest.
  */
 export function tailBudgetTokens(config: CompactionConfig, usable: number | null): number {
   const budgets: number[] = [];
+  const allowance = afterAllowance(config, usable);
+  if (allowance !== null) budgets.push(Math.max(0, allowance - summaryBudgetTokens(config, usable)));
   if (config.strategy === 'recent-tokens') {
     if (config.keepRecentTokens > 0) {
       budgets.push(usable === null ? config.keepRecentTokens : Math.min(config.keepRecentTokens, Math.floor(usable / 2)));
@@ -132,6 +178,11 @@ export function planCompaction(input: PlanInput): CompactionPlan | NothingToComp
   const kept = items.filter((item) => item.seq > coveredThroughSeq);
   const tail = kept.filter((item) => item.seq <= markerSeq);
   const previousPrefix = pivot?.prefix ?? [];
+  const sourceHead = events.flatMap((event) =>
+    event.type === 'message.added' && event.seq <= coveredThroughSeq && event.data.message.metadata?.agentVisible !== false
+      ? [event.data.message]
+      : [],
+  );
   return {
     kind: 'plan',
     markerSeq,
@@ -148,8 +199,12 @@ export function planCompaction(input: PlanInput): CompactionPlan | NothingToComp
     },
     messagesCompacted: head.length,
     coveredTokens: approxMessagesTokens(previousPrefix) + sumTokens(head),
+    summaryBudgetTokens: summaryBudgetTokens(config, usable),
     keptTokens: sumTokens(kept),
     previousSummary: pivot?.summary.trim() || null,
     previousPrefix,
+    previousRecord: parseSummaryRecord(pivot?.record),
+    sourceHead,
+    keptMessages: kept.map((item) => item.message),
   };
 }

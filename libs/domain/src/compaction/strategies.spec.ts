@@ -2,7 +2,7 @@ import { CompactionConfig, PRESETS, PresetName } from '../config';
 import type { CompactionCompletedData, Message } from '../events';
 import { CompactionPlan, planCompaction } from './plan';
 import { CODEX_SUMMARY_PREFIX } from './prompts';
-import { buildKeepLastTurnsFallback, buildPrefix, PREFIX_KINDS, selectUserMessages } from './strategies';
+import { buildKeepLastTurnsFallback, buildPrefix, codexApproxTokens, PREFIX_KINDS, selectUserMessages } from './strategies';
 import { eventLog } from './testing/event-log';
 
 const config = (preset: PresetName, patch: Partial<CompactionConfig> = {}): CompactionConfig => ({
@@ -124,6 +124,22 @@ describe('user-rebuild (Codex)', () => {
     const plan = planOf(log, config('codex'));
     expect(selectUserMessages(plan, 10)).toEqual([`${'b'.repeat(10)}…20 tokens truncated…${'b'.repeat(10)}`, 'c'.repeat(20)]);
     expect(selectUserMessages(plan, 0)).toEqual([]);
+  });
+
+  // Codex (openai/codex, codex-rs/core/src/compact.rs, build_compacted_history_with_limit) counts the 20k user-message
+  // budget with truncate.rs's approx_token_count: UTF-8 bytes / 4, rounded up (`len().saturating_add(3) / 4`), not chars.
+  it('counts the user-message budget in Codex tokens: UTF-8 bytes / 4, so CJK weighs three times its characters', () => {
+    // given two CJK messages of 40 characters (120 UTF-8 bytes, 30 Codex tokens, though only 10 by chars / 4)
+    const log = eventLog();
+    log.user('一'.repeat(40)).assistant('ok').user('二'.repeat(40));
+    const plan = planOf(log, config('codex'));
+    // when the budget is 40 Codex tokens
+    const selected = selectUserMessages(plan, 40);
+    // then the newest fits whole (30) and the older is cut to the 10 tokens left: 20 bytes a side, 6 whole characters
+    expect(selected[1]).toBe('二'.repeat(40));
+    expect(selected[0]).toBe(`${'一'.repeat(6)}…20 tokens truncated…${'一'.repeat(6)}`);
+    expect(codexApproxTokens('一'.repeat(40))).toBe(30);
+    expect(codexApproxTokens('abcde')).toBe(2);
   });
 
   it('says (no summary available) for an empty summary', () => {

@@ -5,7 +5,6 @@
  */
 import type { Message, Role, ToolCallPart, ToolResultPart } from '../events';
 import type { CompactionConfig } from '../config/types';
-import { estimateTokens } from '../prune/estimate-tokens';
 import { isUserTurn } from '../prune/tool-exchanges';
 import type { CompactionPlan } from './plan';
 import {
@@ -15,8 +14,10 @@ import {
   OPENCODE_MARKER_TEXT,
   PREVIOUS_SUMMARY_MARKER,
 } from './prompts';
-import { truncateText } from '../tool-output/codex-truncation';
+import { approxTokensFromBytes, truncateText } from '../tool-output/codex-truncation';
+import { utf8ByteLength } from '../tool-output/utf8';
 import { joinText } from './text';
+import { isRealUserText } from './user-text';
 
 /** `metadata.kind` of prefix messages: the view tags them, later compactions find what to carry. */
 export const PREFIX_KINDS = {
@@ -39,18 +40,21 @@ function prefixMessage(markerSeq: number, name: string, role: Role, text: string
   return { id: `cmp-${markerSeq}-${name}`, role, parts: [{ type: 'text', text }], metadata: { kind } };
 }
 
-/** Codex's injected user messages that are not user intent (environment, aborted turns, instructions). */
-const SESSION_PREFIXES = ['<environment_context>', '<turn_aborted>', '<user_instructions>', '# agents.md instructions'];
-
-function isRealUserText(text: string): boolean {
-  const start = text.trimStart().toLowerCase();
-  return start.length > 0 && !SESSION_PREFIXES.some((prefix) => start.startsWith(prefix)) && !text.startsWith(CODEX_SUMMARY_PREFIX);
+/**
+ * Codex's token approximation (codex-rs/core/src/truncate.rs,
+ * `approx_token_count`): UTF-8 bytes / 4, rounded up. Its user-message budget
+ * counts these, so CJK text (3 bytes a character) weighs three times what
+ * chars / 4 says.
+ */
+export function codexApproxTokens(text: string): number {
+  return approxTokensFromBytes(utf8ByteLength(text));
 }
 
 /**
  * Codex's collect_user_messages + build_compacted_history: the user messages
  * the previous rebuild carried and the head's real ones, newest first within
- * `maxTokens`, the one at the boundary middle-truncated, back in order.
+ * `maxTokens` (Codex tokens: UTF-8 bytes / 4), the one at the boundary
+ * middle-truncated, back in order.
  */
 export function selectUserMessages(plan: CompactionPlan, maxTokens: number): string[] {
   const carried = plan.previousPrefix.filter((m) => m.metadata?.kind === PREFIX_KINDS.userMessage).map((m) => joinText(m.parts));
@@ -59,7 +63,7 @@ export function selectUserMessages(plan: CompactionPlan, maxTokens: number): str
   let remaining = maxTokens;
   for (const text of [...carried, ...fresh].filter(isRealUserText).reverse()) {
     if (remaining <= 0) break;
-    const tokens = estimateTokens(text);
+    const tokens = codexApproxTokens(text);
     selected.push(tokens <= remaining ? text : truncateText(text, { tokens: remaining }));
     remaining -= tokens;
   }

@@ -127,6 +127,23 @@ describe('formatHeadForSummarizer', () => {
     expect(turns[2].content).toContain('chars truncated');
   });
 
+  it('adds what the clip hides from the full output (tool-output cache): its error lines with their file:line, and its last lines', () => {
+    // given a result whose in-context view is the head of a long log, and the full text from the cache
+    const full = `${'ok line\n'.repeat(3_000)}Error: deadlock detected\n    at commit (src/db/tx.ts:91:7)\nexit code: 1`;
+    const head: Message[] = [
+      { id: 'a', role: 'assistant', parts: [{ type: 'tool_call', callId: 'c1', name: 'bash', input: { command: 'npm run migrate' } }] },
+      { id: 'r', role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', name: 'bash', output: full.slice(0, 500), truncated: true }] },
+    ];
+    // when
+    const withFull = formatHeadForSummarizer(head, 200, new Map([['c1', full]]));
+    // then
+    expect(withFull.at(-1)!.content).toContain('[Error lines of the full output (3003 lines):]\nline 3001: Error: deadlock detected (at src/db/tx.ts:91:7)');
+    expect(withFull.at(-1)!.content).toContain('[Last lines of the full output:]');
+    expect(withFull.at(-1)!.content).toContain('exit code: 1');
+    // and without it, nothing is invented
+    expect(formatHeadForSummarizer(head, 200).at(-1)!.content).not.toContain('deadlock');
+  });
+
   it('opens with a user turn and merges same-role turns', () => {
     const head = [
       { id: 'a1', role: 'assistant' as const, parts: [{ type: 'text' as const, text: 'one' }] },

@@ -2,10 +2,12 @@
  * The summarizer call as a provider-neutral request: the head as plain
  * user/assistant turns, then the instruction (DESIGN.md section 6).
  */
-import type { FilePart, Message, Part } from '../events';
+import type { FilePart, Message, Part, ToolResultPart } from '../events';
 import type { CompactionConfig } from '../config/types';
 import { clipRunes } from '../prune/clip-runes';
 import { inputText } from '../prune/estimate-tokens';
+import type { ToolOutputs } from './head-record';
+import { digestToolOutput, isToolOutputDigest } from './output-digest';
 import { DEFAULT_RETAIN_PROMPT, previousSummaryAnchor } from './prompts';
 
 export interface SummarizerMessage {
@@ -28,6 +30,8 @@ export interface SummarizerInput {
   instructions?: string | null;
   /** The session's system prompt, used when the config names no summarizer system prompt. */
   sessionSystem?: string | null;
+  /** Full tool outputs (tool-output cache) by call id or ref id: their error and last lines join the clipped view. */
+  outputs?: ToolOutputs;
 }
 
 /** Shown first when the head opens with an assistant turn (providers want a user turn first). */
@@ -61,7 +65,26 @@ export function stripUnansweredToolCalls(messages: readonly Message[]): Message[
 /** OpenCode's text for media it strips from the summarizer input. */
 const attached = (file: FilePart) => `[Attached ${file.mediaType}: ${file.filename ?? 'file'}]`;
 
-function renderPart(part: Part, clip: number): string | null {
+/**
+ * What the clip of a result hides that matters: the error lines (with their
+ * file:line) and the last lines of the whole output, read from the cache's
+ * full text when the caller passed it, else from the stored view.
+ */
+function hiddenFacts(part: ToolResultPart, clipped: string, outputs?: ToolOutputs): string[] {
+  const given = outputs?.get(part.callId) ?? (part.outputRef ? outputs?.get(part.outputRef.id) : undefined);
+  if (given === undefined && clipped === part.output) return [];
+  const digest = given === undefined ? digestToolOutput(part.output) : isToolOutputDigest(given) ? given : digestToolOutput(given);
+  const errors = digest.errors
+    .filter((error) => !clipped.includes(error.text.slice(0, 80)))
+    .map((error) => `line ${error.line}: ${error.text}${error.location ? ` (at ${error.location})` : ''}`);
+  const tail = digest.tail.filter((line) => !clipped.includes(line));
+  return [
+    ...(errors.length > 0 ? [`[Error lines of the full output (${digest.lines} lines):]`, ...errors] : []),
+    ...(tail.length > 0 ? ['[Last lines of the full output:]', ...tail] : []),
+  ];
+}
+
+function renderPart(part: Part, clip: number, outputs?: ToolOutputs): string | null {
   switch (part.type) {
     case 'text':
       return part.text;
@@ -74,7 +97,8 @@ function renderPart(part: Part, clip: number): string | null {
     case 'tool_result': {
       const tags = [part.isError ? 'error' : '', part.outputRef ? `ref=${part.outputRef.id}` : ''].filter(Boolean);
       const header = `[Tool result ${part.name} (${part.callId})${tags.length > 0 ? ` ${tags.join(', ')}` : ''}]`;
-      return [header, clipRunes(part.output, clip), ...(part.attachments ?? []).map(attached)].join('\n');
+      const clipped = clipRunes(part.output, clip);
+      return [header, clipped, ...hiddenFacts(part, clipped, outputs), ...(part.attachments ?? []).map(attached)].join('\n');
     }
   }
 }
@@ -84,11 +108,11 @@ function renderPart(part: Part, clip: number): string | null {
  * calls stripped, tool results clipped to `clip` code points, media and
  * reasoning out; tool output becomes a user turn, and same-role turns merge.
  */
-export function formatHeadForSummarizer(head: readonly Message[], clip: number): SummarizerMessage[] {
+export function formatHeadForSummarizer(head: readonly Message[], clip: number, outputs?: ToolOutputs): SummarizerMessage[] {
   const turns: SummarizerMessage[] = [];
   for (const message of stripUnansweredToolCalls(head.filter((m) => m.metadata?.agentVisible !== false))) {
     const content = message.parts
-      .map((part) => renderPart(part, clip))
+      .map((part) => renderPart(part, clip, outputs))
       .filter((text): text is string => Boolean(text))
       .join('\n');
     if (!content) continue;
@@ -127,7 +151,7 @@ export function summaryInstruction(
 
 export function buildSummarizerRequest(input: SummarizerInput): SummarizerRequest {
   const { config } = input;
-  const messages = formatHeadForSummarizer(input.head, config.toolResultClipRunes);
+  const messages = formatHeadForSummarizer(input.head, config.toolResultClipRunes, input.outputs);
   const instruction = summaryInstruction(config, input.previousSummary, input.instructions);
   const last = messages[messages.length - 1];
   if (last?.role === 'user') last.content += `\n\n---\n\n${instruction}`;

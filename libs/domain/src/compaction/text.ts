@@ -7,14 +7,3 @@ export function joinText(parts: readonly { type: string; text?: string }[]): str
     .map((part) => part.text)
     .join('\n');
 }
-
-/** The first non-blank line, clipped to `max` code points with an ellipsis. */
-export function firstLine(text: string, max: number): string {
-  const line = text.split('\n').find((l) => l.trim().length > 0)?.trim() ?? '';
-  return clipLine(line, max);
-}
-
-export function clipLine(text: string, max: number): string {
-  const codePoints = Array.from(text.replace(/\s+/g, ' ').trim());
-  return codePoints.length <= max ? codePoints.join('') : `${codePoints.slice(0, max - 1).join('')}…`;
-}

@@ -180,6 +180,13 @@ describe('validateSessionConfigInput', () => {
     expect(issuesOf(input)).toEqual([{ path, code }]);
   });
 
+  it('accepts the summary record settings (issue 12): todo tool names and the after-compaction share', () => {
+    expect(issuesOf({ compaction: { todoTools: ['my_plan'], maxTokensAfterRatio: 0.4 } })).toEqual([]);
+    expect(issuesOf({ compaction: { maxTokensAfterRatio: null } })).toEqual([]);
+    expect(issuesOf({ compaction: { maxTokensAfterRatio: 0 } })).toEqual([{ path: 'compaction.maxTokensAfterRatio', code: 'out_of_range' }]);
+    expect(issuesOf({ compaction: { todoTools: [1] } })).toEqual([{ path: 'compaction.todoTools[0]', code: 'wrong_type' }]);
+  });
+
   it('reports every issue at once', () => {
     expect(issuesOf({ prune: { enabled: 1, keep: { type: 'input_tokens' } }, archive: { strategy: 'x' } })).toEqual([
       { path: 'prune.enabled', code: 'wrong_type' },

@@ -3,6 +3,7 @@
  * like OpenCode" is one setting. Values not in a system keep the seeds'
  * defaults, so switching a strategy inside a preset still gets sane numbers.
  */
+import { DEFAULT_TODO_TOOLS } from '../compaction/head-record';
 import { ANTHROPIC_PRUNE_DEFAULTS } from '../prune/options';
 import {
   CODEX_SUMMARY_PROMPT,
@@ -65,8 +66,10 @@ const COMPACTION_DEFAULTS: Omit<
   targetRatio: null,
   userMessageMaxTokens: 20_000,
   protectedTools: ['manage_todo_list'],
+  todoTools: [...DEFAULT_TODO_TOOLS],
   toolResultClipRunes: 2_000,
   summaryMaxTokens: 8_000,
+  maxTokensAfterRatio: 0.5,
   autoContinue: false,
   maxAttempts: 3,
   timeoutMs: 120_000,

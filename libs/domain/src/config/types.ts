@@ -85,10 +85,20 @@ export interface CompactionConfig {
   userMessageMaxTokens: number;
   /** Codex rebuild: the latest result of these tools survives the pivot (seed 004). */
   protectedTools: string[];
+  /**
+   * Tools whose calls set the plan or todo list (OpenCode's `todowrite`, Codex's `update_plan`,
+   * VS Code's `manage_todo_list`…): the summary record keeps their latest list as the open items.
+   */
+  todoTools: string[];
   /** Each tool result is clipped to this many code points in the summarizer input (OpenCode 2,000; seed 001 1,800). */
   toolResultClipRunes: number;
   /** Target size of the summary: the summarizer's output limit and the validation bound. */
   summaryMaxTokens: number;
+  /**
+   * After a compaction the context holds at most this share of the trigger threshold (issue 12: ≤ 50%):
+   * the tail budget and the built-in summary's budget are sized to fit it. null = the strategy's own budgets only.
+   */
+  maxTokensAfterRatio: number | null;
   /** After an automatic compaction, append OpenCode's synthetic "Continue if you have next steps…" user message. */
   autoContinue: boolean;
   /** Tries of one summarizer (errors, timeouts) before the next fallback. */

@@ -11,3 +11,12 @@ export function estimateTokens(text: string): number {
 export function inputText(input: unknown): string {
   return JSON.stringify(input) ?? '';
 }
+
+/**
+ * OpenCode's estimate (packages/opencode/src/util/token.ts, `Token.estimate`):
+ * `Math.max(0, Math.round((input || "").length / 4))`, rounded to nearest,
+ * not up. The OpenCode prune counts with it.
+ */
+export function opencodeEstimateTokens(text: string): number {
+  return Math.max(0, Math.round(text.length / 4));
+}

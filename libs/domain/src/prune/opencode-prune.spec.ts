@@ -64,10 +64,12 @@ describe('selectPrune, OpenCode mode', () => {
     expect(selectPrune(log.events, options)).toBeNull();
   });
 
+  // OpenCode (sst/opencode, packages/opencode/src/session/compaction.ts, `prune`): `if (pruned > PRUNE_MINIMUM)`.
   it.each([
-    [20_000, true],
+    [20_001, true],
+    [20_000, false],
     [19_999, false],
-  ])('applies when the pruned total is at least the minimum (%i tokens: %s)', (tokens, applies) => {
+  ])('applies only when the pruned total is strictly above the minimum (%i tokens: %s)', (tokens, applies) => {
     const log = sessionLog().user('turn 1');
     const older = log.tool({ output: outputOf(tokens) });
     log.tool({ output: outputOf(40_000) });
@@ -76,6 +78,37 @@ describe('selectPrune, OpenCode mode', () => {
     const decision = selectPrune(log.events, options);
 
     expect(decision?.callIds ?? []).toEqual(applies ? [older] : []);
+  });
+
+  // OpenCode (sst/opencode, packages/opencode/src/util/token.ts): `Math.max(0, Math.round((input || "").length / 4))`.
+  it('counts tokens as OpenCode does, chars / 4 rounded to nearest, not up', () => {
+    // given an older output of 80,006 chars: 20,001.5 → 20,002 rounded (ceil would say 20,002 too), and one of 80,001: 20,000.25 → 20,000
+    const rounded = sessionLog().user('turn 1');
+    const above = rounded.tool({ output: 'x'.repeat(80_006) });
+    rounded.tool({ output: outputOf(40_000) });
+    rounded.user().user();
+    const down = sessionLog().user('turn 1');
+    down.tool({ output: 'x'.repeat(80_001) });
+    down.tool({ output: outputOf(40_000) });
+    down.user().user();
+    // then 20,002 > 20,000 prunes; 20,000 (ceil would say 20,001, above the minimum) does not
+    expect(selectPrune(rounded.events, options)).toMatchObject({ callIds: [above], tokensFreed: 20_002 });
+    expect(selectPrune(down.events, options)).toBeNull();
+  });
+
+  // OpenCode prunes `part.state.status === "completed"` tool parts only: an errored result is neither counted nor pruned.
+  it('never prunes an errored result, nor counts it toward the protected tokens', () => {
+    // given an old errored output and an old completed one, then 40,000 protected tokens
+    const log = sessionLog().user('turn 1');
+    const failed = log.tool({ output: outputOf(30_000), isError: true });
+    const completed = log.tool({ output: outputOf(30_000) });
+    log.tool({ output: outputOf(40_000) });
+    log.user().user();
+    // when
+    const decision = selectPrune(log.events, options);
+    // then only the completed one goes
+    expect(decision?.callIds).toEqual([completed]);
+    expect(decision?.callIds).not.toContain(failed);
   });
 
   it('keeps the newest outputs up to exactly protectTokens and prunes the one that crosses it and older', () => {

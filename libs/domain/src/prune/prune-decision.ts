@@ -34,22 +34,31 @@ export interface PruneDecision extends ToolOutputsPrunedData {
   cleared_input_tokens: number;
 }
 
-/** Outputs (and inputs when cleared too) leave the prompt; the short placeholders are not subtracted. */
-function freedTokens(exchange: ToolExchange, clearInputs: boolean): number {
-  const input = clearInputs ? estimateTokens(inputText(exchange.input)) : 0;
-  return estimateTokens(exchange.result.output) + input;
+export interface DecideOptions {
+  /** The token estimate (default ceil(chars / 4); OpenCode's rounds). */
+  estimate?: (text: string) => number;
+  /** OpenCode applies a prune only when it frees strictly more than the minimum; Anthropic's clear_at_least is "at least". */
+  strictlyAbove?: boolean;
 }
 
-/** A decision for `chosen`, or null when there is nothing to clear or it frees less than `minimumTokens`. */
+/** Outputs (and inputs when cleared too) leave the prompt; the short placeholders are not subtracted. */
+function freedTokens(exchange: ToolExchange, clearInputs: boolean, estimate: (text: string) => number): number {
+  const input = clearInputs ? estimate(inputText(exchange.input)) : 0;
+  return estimate(exchange.result.output) + input;
+}
+
+/** A decision for `chosen`, or null when there is nothing to clear or it frees too little (below, or for OpenCode not above, `minimumTokens`). */
 export function decidePrune(
   chosen: readonly ToolExchange[],
   policy: PrunePolicy,
   clearInputs: boolean,
   minimumTokens: number,
+  options: DecideOptions = {},
 ): PruneDecision | null {
   if (chosen.length === 0) return null;
-  const tokensFreed = chosen.reduce((sum, exchange) => sum + freedTokens(exchange, clearInputs), 0);
-  if (tokensFreed < minimumTokens) return null;
+  const estimate = options.estimate ?? estimateTokens;
+  const tokensFreed = chosen.reduce((sum, exchange) => sum + freedTokens(exchange, clearInputs, estimate), 0);
+  if (options.strictlyAbove ? tokensFreed <= minimumTokens : tokensFreed < minimumTokens) return null;
   return {
     callIds: chosen.map((exchange) => exchange.result.callId),
     tokensFreed,

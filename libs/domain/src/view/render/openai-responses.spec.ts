@@ -21,12 +21,25 @@ describe('renderOpenAIResponses', () => {
     expect(items).toEqual([
       { type: 'message', role: 'system', content: [{ type: 'input_text', text: 'be brief' }] },
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'list' }] },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'listing' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'listing', annotations: [] }] },
       { type: 'function_call', call_id: 'c1', name: 'ls', arguments: '{"dir":"/"}' },
       { type: 'function_call_output', call_id: 'c1', output: 'a b' },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done', annotations: [] }] },
     ]);
     expect(validateOpenAIResponsesInput(items)).toEqual([]);
+  });
+
+  // The openai SDK (openai@6, resources/responses/responses.d.ts, `ResponseOutputText`) declares
+  // `annotations` required on every output_text part; strict Responses backends reject a part without it.
+  it('gives every output_text part annotations: [], file notes included', () => {
+    // given an assistant turn with text and a file
+    const file: FilePart = { type: 'file', mediaType: 'image/png', url: 'https://example.test/a.png', filename: 'a.png' };
+    const view = viewOf([user('u1', 'draw'), assistant('a1', 'here', file, 'and more')]);
+    // when
+    const parts = renderOpenAIResponses(view).flatMap((item) => (item.type === 'message' && item.role === 'assistant' ? item.content : []));
+    // then
+    expect(parts).toHaveLength(3);
+    for (const part of parts) expect(part).toEqual({ type: 'output_text', text: expect.any(String), annotations: [] });
   });
 
   it('carries result attachments in the output item', () => {

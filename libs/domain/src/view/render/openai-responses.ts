@@ -9,7 +9,14 @@ export type ResponsesInputContent =
   | { type: 'input_image'; image_url: string; detail: 'auto' }
   | { type: 'input_file'; filename?: string; file_data?: string; file_url?: string };
 
-export type ResponsesOutputContent = { type: 'output_text'; text: string };
+/**
+ * An assistant message's content part. `annotations` is required: the
+ * `openai` SDK's `ResponseOutputText` type declares it, and strict Responses
+ * backends refuse an output_text without it.
+ */
+export type ResponsesOutputContent = { type: 'output_text'; text: string; annotations: [] };
+
+const outputText = (text: string): ResponsesOutputContent => ({ type: 'output_text', text, annotations: [] });
 
 export type ResponsesInputItem =
   | { type: 'message'; role: 'system' | 'user'; content: ResponsesInputContent[] }
@@ -54,8 +61,8 @@ function messageItems(message: Message): ResponsesInputItem[] {
 
 function assistantItems(message: Message): ResponsesInputItem[] {
   const content = message.parts.flatMap((part): ResponsesOutputContent[] => {
-    if (part.type === 'text') return part.text ? [{ type: 'output_text', text: part.text }] : [];
-    return part.type === 'file' ? [{ type: 'output_text', text: fileNote(part) }] : [];
+    if (part.type === 'text') return part.text ? [outputText(part.text)] : [];
+    return part.type === 'file' ? [outputText(fileNote(part))] : [];
   });
   const calls = message.parts.flatMap((part): ResponsesInputItem[] =>
     part.type === 'tool_call'

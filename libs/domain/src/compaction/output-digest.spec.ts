@@ -1,0 +1,104 @@
+/**
+ * Given a tool output, when it is digested (whole or chunk by chunk), then
+ * its error, exception, failure and exit-code lines are found wherever they
+ * are, each with the nearest file:line, in one linear pass.
+ */
+import { digestToolOutput, locationIn, ToolOutputScanner } from './output-digest';
+
+const filler = (lines: number) => Array.from({ length: lines }, (_, i) => `INFO step ${i} completed`).join('\n');
+
+describe('digestToolOutput', () => {
+  it('finds error lines anywhere, with the location on the same line or the nearest one around', () => {
+    // given a compiler diagnostic, a Node stack, a Python traceback and a Go panic
+    const output = [
+      filler(50),
+      'src/app.ts(12,5): error TS2304: Cannot find name \'foo\'.',
+      'lib/util.ts:40:3 - error TS2322: Type \'string\' is not assignable to type \'number\'.',
+      filler(50),
+      "TypeError: Cannot read properties of undefined (reading 'id')",
+      '    at handler (src/routes/users.ts:88:17)',
+      '    at Layer.handle (node_modules/express/lib/router/layer.js:95:5)',
+      filler(50),
+      'Traceback (most recent call last):',
+      '  File "app/jobs/sync.py", line 41, in run',
+      'KeyError: \'tenant_id\'',
+      filler(50),
+      'panic: runtime error: index out of range [3] with length 3',
+      'goroutine 1 [running]:',
+      'main.main()',
+      '\t/home/ci/src/cmd/server/main.go:27 +0x1d',
+    ].join('\n');
+    // when
+    const digest = digestToolOutput(output);
+    // then
+    const byText = Object.fromEntries(digest.errors.map((error) => [error.text, error.location]));
+    expect(byText["lib/util.ts:40:3 - error TS2322: Type 'string' is not assignable to type 'number'."]).toBe('lib/util.ts:40:3');
+    expect(byText["TypeError: Cannot read properties of undefined (reading 'id')"]).toBe('src/routes/users.ts:88:17');
+    expect(byText["KeyError: 'tenant_id'"]).toBe('app/jobs/sync.py:41');
+    expect(byText['panic: runtime error: index out of range [3] with length 3']).toBe('/home/ci/src/cmd/server/main.go:27');
+    expect(Object.keys(byText)).toContain("src/app.ts(12,5): error TS2304: Cannot find name 'foo'.");
+  });
+
+  it('reads exit codes in their usual spellings; the last one wins', () => {
+    expect(digestToolOutput('building\nexit code: 2').exitCode).toBe(2);
+    expect(digestToolOutput('Process exited with code 137').exitCode).toBe(137);
+    expect(digestToolOutput("subprocess.CalledProcessError: Command 'make' returned non-zero exit status 2.").exitCode).toBe(2);
+    expect(digestToolOutput('{"stdout":"","exit_code": 1}').exitCode).toBe(1);
+    expect(digestToolOutput('run 1 [exit 3]\nrun 2\nExit status: 0').exitCode).toBe(0);
+    expect(digestToolOutput('all good').exitCode).toBeNull();
+  });
+
+  it('names the files a diff touches (git, unified, apply_patch)', () => {
+    const output = ['diff --git a/src/a.ts b/src/a.ts', '--- a/src/a.ts', '+++ b/src/a.ts', '*** Update File: docs/b.md', '*** Add File: c/new.go'].join('\n');
+    expect(digestToolOutput(output).patched).toEqual(['src/a.ts', 'docs/b.md', 'c/new.go']);
+  });
+
+  it('does not take a clean summary for an error, and keeps warnings apart', () => {
+    const digest = digestToolOutput('Found 0 errors.\nTests: 12 passed, 0 failed\nWARN deprecated option --legacy\nerrors: 0');
+    expect(digest.errors).toEqual([]);
+    expect(digest.notable).toEqual(['WARN deprecated option --legacy']);
+  });
+
+  it('keeps the first and the last distinct errors of a long run, counting them all', () => {
+    const output = Array.from({ length: 500 }, (_, i) => `FAIL test/case_${i % 20}.spec.ts > case ${i}`).join('\n');
+    const digest = digestToolOutput(`${output}\nError: the very last failure`);
+    expect(digest.errorCount).toBe(501);
+    expect(digest.errors.at(-1)?.text).toBe('Error: the very last failure');
+    expect(digest.errors.length).toBeLessThanOrEqual(12);
+    expect(digest.errors[0].text).toBe('FAIL test/case_0.spec.ts > case 0');
+  });
+
+  it('gives the same digest whole or streamed in chunks cut anywhere', () => {
+    const output = `${filler(300)}\nError: boom at src/x.ts:3\n${filler(10)}\nexit code: 1`;
+    const scanner = new ToolOutputScanner();
+    for (let at = 0; at < output.length; at += 37) scanner.push(output.slice(at, at + 37));
+    expect(scanner.end()).toEqual(digestToolOutput(output));
+  });
+
+  it('stays linear on 1 MB outputs, pathological lines included', () => {
+    const cases = {
+      lines: `${filler(40_000)}\nFATAL: out of disk at /var/lib/data/segment.db:9`,
+      oneLine: `${'a:b.c:'.repeat(200_000)}`,
+      dots: `${'x.'.repeat(600_000)}\nError: after the dots`,
+    };
+    for (const [name, output] of Object.entries(cases)) {
+      const started = performance.now();
+      const digest = digestToolOutput(output);
+      expect({ name, ms: performance.now() - started < 1_500 }).toEqual({ name, ms: true });
+      if (name !== 'oneLine') expect(digest.errors.at(-1)?.text).toMatch(/FATAL: out of disk|Error: after the dots/);
+    }
+  });
+});
+
+describe('locationIn', () => {
+  it.each([
+    ['    at run (src/jobs/run.ts:12:7)', 'src/jobs/run.ts:12:7'],
+    ['  File "/srv/app/main.py", line 3, in <module>', '/srv/app/main.py:3'],
+    ['--> src/main.rs:10:5', 'src/main.rs:10:5'],
+    ['\tat com.acme.Foo.bar(Foo.java:217)', 'Foo.java:217'],
+    ['see docs at https://example.com/a.html', null],
+    ['ratio 3:4', null],
+  ])('%s → %s', (line, location) => {
+    expect(locationIn(line)).toBe(location);
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * What a tool output says, read whole: its error, exception, failure and
+ * exit-code lines wherever they are, each with the nearest file:line, the
+ * files its diff headers name, and its first and last lines. One pass, line
+ * by line, bounded work per line: linear in the output, and streamable, so
+ * the worker can feed a multi-megabyte output from the tool-output store
+ * chunk by chunk instead of holding it (ToolOutputScanner), or hand over the
+ * whole text (digestToolOutput).
+ */
+import { clipText, diffHeaderPath, isPath } from './extract';
+
+export interface OutputError {
+  /** The line, trimmed and clipped. */
+  text: string;
+  /** The nearest `file:line` (same line, else within a few lines around), or null. */
+  location: string | null;
+  /** 1-based line number in the output. */
+  line: number;
+}
+
+export interface ToolOutputDigest {
+  lines: number;
+  /** First non-blank lines. */
+  head: string[];
+  /** Last non-blank lines. */
+  tail: string[];
+  /** The first and the last distinct error lines (distinct once digits are ignored). */
+  errors: OutputError[];
+  /** Error lines seen in all, distinct or not. */
+  errorCount: number;
+  /** The last exit code the output reports, or null. */
+  exitCode: number | null;
+  /** Files named by diff headers (git, unified, apply_patch). */
+  patched: string[];
+  /** Warning and deprecation lines (the first and last distinct ones): not errors, but what stands out of a log. */
+  notable: string[];
+}
+
+const HEAD_LINES = 3;
+const TAIL_LINES = 4;
+const FIRST_ERRORS = 6;
+const LAST_ERRORS = 6;
+/** How far from an error line its location may be. */
+const LOCATION_REACH = 6;
+/** Each line is tested on at most this many characters. */
+const LINE_PROBE = 2_000;
+const ERROR_TEXT = 400;
+const DEDUPE_LIMIT = 20_000;
+
+const ERROR_WORDS =
+  /(?:^|[^\p{L}])(?:error|errors|err!|exception|fatal|panic|panicked|traceback|failed|failure|fail|segmentation fault|cannot|could not|couldn't|unable to|not found|no such file|denied|refused|timed out|timeout|undefined reference|unhandled|uncaught|assertion|abort(?:ed)?|ошибка|ошибки|исключение|не удалось|خطأ|فشل|استثناء)(?![\p{L}])|错误|失败|異常|异常|エラー/iu;
+const ERROR_CLASS =
+  /[A-Za-z]+(?:Error|Exception|Panic|Failure)\b|\bE(?:NOENT|ACCES|CONNREFUSED|CONNRESET|ADDRINUSE|PERM|EXIST|NOTDIR|ISDIR|TIMEDOUT|PIPE|AGAIN|NOTFOUND|MFILE|NOSPC|NOMEM)\b|^E\s{2,}|^FAIL\b|✗|✘|❌/;
+const NOT_AN_ERROR = /\b(?:0|no|zero)\s+(?:errors?|failures?|failed|problems?)\b|\berrors?:\s*0\b|\bfailed:\s*0\b|\b0 failed\b|without errors/i;
+const EXIT_CODE =
+  /\bexit[ _-]?(?:code|status)\b["']?\s*[:=]?\s*(-?\d{1,3})\b|\bexited with (?:code|status) (-?\d{1,3})\b|\breturned non-zero exit status (\d{1,3})\b|\[exit (-?\d{1,3})\]|\brc=(-?\d{1,3})\b/i;
+const WARNING = /(?:^|[^\p{L}])(?:warn|warning|deprecated|deprecation)(?![\p{L}])|предупреждение|警告|تحذير/iu;
+const NOTABLE_FIRST = 3;
+const NOTABLE_LAST = 3;
+const PY_FRAME = /File "([^"]{1,300})", line (\d+)/;
+const TOKEN_SPLIT = /[\s()'"<>[\]{},]+/;
+const LOCATION_TOKEN = /^(.+?\.[A-Za-z0-9]{1,10}):(\d+)(?::(\d+))?:?$/;
+
+/** The first `file:line[:column]` a line names: a stack frame, a compiler diagnostic, a Python frame. */
+export function locationIn(line: string): string | null {
+  if (!line.includes(':') && !line.includes('line ')) return null;
+  const python = PY_FRAME.exec(line);
+  if (python) return `${python[1]}:${python[2]}`;
+  for (const raw of line.split(TOKEN_SPLIT)) {
+    if (raw.length < 5 || !raw.includes(':')) continue;
+    const token = raw.replace(/^(?:file:\/\/|at\s)/, '').replace(/[.,;)]+$/, '');
+    const match = LOCATION_TOKEN.exec(token);
+    if (match && isPath(match[1])) return match[3] === undefined ? `${match[1]}:${match[2]}` : `${match[1]}:${match[2]}:${match[3]}`;
+  }
+  return null;
+}
+
+function isErrorLine(line: string): boolean {
+  if (!ERROR_WORDS.test(line) && !ERROR_CLASS.test(line)) return false;
+  return !NOT_AN_ERROR.test(line);
+}
+
+/** An error's identity for deduplication: digits and hex runs ignored, so "line 10" and "line 12" repeat. */
+const signature = (text: string) => text.toLowerCase().replace(/0x[0-9a-f]+|\d+/g, '#');
+
+/** Reads an output chunk by chunk; `end()` gives the digest. */
+export class ToolOutputScanner {
+  private partial = '';
+  private lineNo = 0;
+  private readonly head: string[] = [];
+  private tail: string[] = [];
+  private readonly first: OutputError[] = [];
+  private last: OutputError[] = [];
+  private readonly seen = new Set<string>();
+  private errorCount = 0;
+  private exitCode: number | null = null;
+  private readonly patched = new Set<string>();
+  private readonly notableFirst: string[] = [];
+  private notableLast: string[] = [];
+  private readonly notableSeen = new Set<string>();
+  /** Errors still looking for a location in the lines after them. */
+  private waiting: OutputError[] = [];
+  private lastLocation: { at: number; location: string } | null = null;
+
+  push(chunk: string): void {
+    let start = 0;
+    const text = this.partial + chunk;
+    for (let at = text.indexOf('\n', start); at !== -1; at = text.indexOf('\n', start)) {
+      this.line(text.slice(start, at));
+      start = at + 1;
+    }
+    this.partial = text.slice(start);
+    // A line without a break for megabytes is still bounded: it is tested on its start only.
+    if (this.partial.length > 4 * LINE_PROBE) {
+      this.line(this.partial.slice(0, LINE_PROBE));
+      this.partial = '';
+    }
+  }
+
+  end(): ToolOutputDigest {
+    if (this.partial !== '') this.line(this.partial);
+    this.partial = '';
+    const errors = [...this.first, ...this.last.filter((error) => !this.first.includes(error))];
+    return {
+      lines: this.lineNo,
+      head: [...this.head],
+      tail: [...this.tail],
+      errors: errors.map((error) => ({ ...error })),
+      errorCount: this.errorCount,
+      exitCode: this.exitCode,
+      patched: [...this.patched],
+      notable: [...this.notableFirst, ...this.notableLast],
+    };
+  }
+
+  private line(raw: string): void {
+    this.lineNo++;
+    const line = (raw.length > LINE_PROBE ? raw.slice(0, LINE_PROBE) : raw).replace(/\r$/, '');
+    const trimmed = line.trim();
+    if (trimmed === '') return;
+    if (this.head.length < HEAD_LINES) this.head.push(clipText(trimmed, 300));
+    this.tail.push(clipText(trimmed, 300));
+    if (this.tail.length > TAIL_LINES) this.tail.shift();
+
+    const location = locationIn(line);
+    if (location) {
+      this.lastLocation = { at: this.lineNo, location };
+      for (const error of this.waiting) error.location ??= location;
+      this.waiting = [];
+    }
+    this.waiting = this.waiting.filter((error) => this.lineNo - error.line < LOCATION_REACH);
+
+    const exit = EXIT_CODE.exec(line);
+    if (exit) this.exitCode = Number(exit.slice(1).find((group) => group !== undefined));
+    const patched = diffHeaderPath(line);
+    if (patched) this.patched.add(patched);
+
+    if (isErrorLine(line)) this.error(trimmed, location);
+    else if (WARNING.test(line)) this.notable(trimmed);
+  }
+
+  private notable(text: string): void {
+    const key = signature(text);
+    if (this.notableSeen.has(key)) return;
+    if (this.notableSeen.size < DEDUPE_LIMIT) this.notableSeen.add(key);
+    const clipped = clipText(text, ERROR_TEXT);
+    if (this.notableFirst.length < NOTABLE_FIRST) this.notableFirst.push(clipped);
+    else {
+      this.notableLast.push(clipped);
+      if (this.notableLast.length > NOTABLE_LAST) this.notableLast.shift();
+    }
+  }
+
+  private error(text: string, location: string | null): void {
+    this.errorCount++;
+    const key = signature(text);
+    if (this.seen.has(key)) return;
+    if (this.seen.size < DEDUPE_LIMIT) this.seen.add(key);
+    const near = this.lastLocation && this.lineNo - this.lastLocation.at <= LOCATION_REACH ? this.lastLocation.location : null;
+    const error: OutputError = { text: clipText(text, ERROR_TEXT), location: location ?? near, line: this.lineNo };
+    if (error.location === null) this.waiting.push(error);
+    if (this.first.length < FIRST_ERRORS) {
+      this.first.push(error);
+      return;
+    }
+    this.last.push(error);
+    if (this.last.length > LAST_ERRORS) this.last.shift();
+  }
+}
+
+/** The digest of a whole output text (one pass). */
+export function digestToolOutput(text: string): ToolOutputDigest {
+  const scanner = new ToolOutputScanner();
+  scanner.push(text);
+  return scanner.end();
+}
+
+/** Whether `value` is a digest (the worker may pass digests it streamed instead of texts). */
+export function isToolOutputDigest(value: unknown): value is ToolOutputDigest {
+  return typeof value === 'object' && value !== null && Array.isArray((value as ToolOutputDigest).errors) && Array.isArray((value as ToolOutputDigest).tail);
+}
