@@ -18,6 +18,9 @@ const moduleNameMapper = {
 module.exports = {
   // Per spec: e2e specs boot real processes; unit specs finish in milliseconds anyway.
   testTimeout: 120000,
+  // A spec that leaks a child process must not keep CI waiting until its time limit;
+  // find such leaks with --detectOpenHandles.
+  forceExit: true,
   projects: [
     {
       displayName: 'unit',

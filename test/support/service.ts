@@ -114,7 +114,7 @@ export async function startService(
     return worker;
   };
   if (options.worker !== false) await startWorker();
-  return {
+  const service: TestService = {
     baseUrl,
     dbUrl: db.url,
     redisUrl,
@@ -123,11 +123,13 @@ export async function startService(
     api,
     workers,
     startWorker,
+    // The API a spec restarted in its place (service.api reassigned) is the one to stop.
     stop: async () => {
-      await Promise.all([api, ...workers].map((p) => p.stop()));
+      await Promise.all([service.api, ...workers].map((p) => p.stop()));
       await db.drop();
     },
   };
+  return service;
 }
 
 export { waitFor };
