@@ -20,6 +20,7 @@ import { ContextService } from './context/context.service';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
 import { HealthController } from './health/health.controller';
+import { InspectorModule } from './inspector/inspector.module';
 import { Metrics } from './metrics/metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsInterceptor } from './metrics/metrics.interceptor';
@@ -37,7 +38,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
       controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController],
       providers: [
         ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter,

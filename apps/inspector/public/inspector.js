@@ -1,0 +1,773 @@
+// @ts-check
+// The session inspector (issue 15): one ES module, no framework, no build step
+// beyond a type check (apps/inspector/tsconfig.json). It calls the tenant API
+// with the key the user typed, kept in sessionStorage only. Everything that
+// comes from events is untrusted: it is rendered with textContent, never as HTML.
+
+const KEY_STORAGE = 'inspector.apiKey';
+const ROW_HEIGHT = 24;
+const PAGE = 500;
+const OVERSCAN = 20;
+const POLL_MS = 2000;
+
+/** @typedef {{ seq: number, id: string, type: string, data: any, createdAt: string }} StoredEvent */
+/** @typedef {{ id: string, model: string, metadata: any, headSeq: number, createdAt: string, updatedAt: string }} SessionRow */
+
+/** @template {HTMLElement} T @param {string} id @returns {T} */
+function $(id) {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`missing #${id}`);
+  return /** @type {T} */ (el);
+}
+
+/**
+ * @param {string} tag
+ * @param {{ className?: string, text?: string, title?: string }} [options]
+ * @param {Node[]} [children]
+ */
+function el(tag, options = {}, children = []) {
+  const node = document.createElement(tag);
+  if (options.className) node.className = options.className;
+  if (options.text !== undefined) node.textContent = options.text;
+  if (options.title !== undefined) node.title = options.title;
+  for (const child of children) node.appendChild(child);
+  return node;
+}
+
+/** @param {string} text @param {() => void} onClick */
+function linkButton(text, onClick) {
+  const b = /** @type {HTMLButtonElement} */ (el('button', { className: 'link', text }));
+  b.type = 'button';
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+const fmt = new Intl.NumberFormat('en-US');
+/** @param {number | null | undefined} n */
+const num = (n) => (typeof n === 'number' ? fmt.format(n) : '—');
+
+// ---------------------------------------------------------------- API
+
+class ApiError extends Error {
+  /** @param {number} status @param {string} message */
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+function apiKey() {
+  return sessionStorage.getItem(KEY_STORAGE);
+}
+
+/** @param {string} path @param {string} [key] @returns {Promise<any>} */
+async function api(path, key = apiKey() ?? '') {
+  const response = await fetch(path, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, credentials: 'omit', cache: 'no-store' });
+  const text = await response.text();
+  /** @type {any} */
+  let body = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
+  if (!response.ok) {
+    const detail = body && typeof body === 'object' ? `${body.code ?? ''} ${body.detail ?? body.title ?? ''}`.trim() : String(body).slice(0, 300);
+    if (response.status === 401) signOut();
+    throw new ApiError(response.status, `${response.status} ${detail}`);
+  }
+  return body;
+}
+
+const enc = encodeURIComponent;
+
+/** @param {unknown} error */
+function showError(error) {
+  $('error').textContent = error instanceof Error ? error.message : String(error);
+}
+function clearError() {
+  $('error').textContent = '';
+}
+
+// ---------------------------------------------------------------- sign in
+
+function signOut() {
+  sessionStorage.removeItem(KEY_STORAGE);
+  closeSession();
+  sessions.rows = [];
+  sessions.cursor = null;
+  show('sign-in');
+}
+
+/** @param {'sign-in' | 'sessions' | 'session'} view */
+function show(view) {
+  $('sign-in-view').hidden = view !== 'sign-in';
+  $('sessions-view').hidden = view !== 'sessions';
+  $('session-view').hidden = view !== 'session';
+  $('sign-out').hidden = view === 'sign-in';
+  $('tenant-status').textContent = view === 'sign-in' ? '' : 'Signed in (this tab only)';
+}
+
+$('sign-in-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = /** @type {HTMLInputElement} */ ($('api-key'));
+  const key = input.value.trim();
+  $('sign-in-error').textContent = '';
+  try {
+    await api('/v1/sessions?limit=1', key);
+    sessionStorage.setItem(KEY_STORAGE, key);
+    input.value = '';
+    await openSessions();
+  } catch (error) {
+    $('sign-in-error').textContent = error instanceof ApiError && error.status === 401 ? 'That key was not accepted.' : String(error instanceof Error ? error.message : error);
+  }
+});
+$('sign-out').addEventListener('click', signOut);
+
+// ---------------------------------------------------------------- sessions list
+
+/** @type {{ rows: SessionRow[], cursor: string | null, loadedAll: boolean }} */
+const sessions = { rows: [], cursor: null, loadedAll: false };
+
+/** @param {SessionRow} s */
+function titleOf(s) {
+  const m = s.metadata;
+  return m && typeof m === 'object' && typeof m.title === 'string' ? m.title : '';
+}
+
+async function openSessions() {
+  closeSession();
+  show('sessions');
+  if (sessions.rows.length === 0) await loadSessions(true);
+  else renderSessions();
+}
+
+/** @param {boolean} reset */
+async function loadSessions(reset) {
+  clearError();
+  try {
+    if (reset) {
+      sessions.rows = [];
+      sessions.cursor = null;
+      sessions.loadedAll = false;
+    }
+    if (sessions.loadedAll) return;
+    const page = await api(`/v1/sessions?limit=100${sessions.cursor ? `&cursor=${enc(sessions.cursor)}` : ''}`);
+    sessions.rows.push(...page.sessions);
+    sessions.cursor = page.nextCursor;
+    sessions.loadedAll = page.nextCursor === null;
+  } catch (error) {
+    showError(error);
+  }
+  renderSessions();
+}
+
+function renderSessions() {
+  const query = /** @type {HTMLInputElement} */ ($('session-search')).value.trim().toLowerCase();
+  const rows = sessions.rows
+    .filter((s) => !query || s.id.toLowerCase().includes(query) || titleOf(s).toLowerCase().includes(query) || JSON.stringify(s.metadata ?? {}).toLowerCase().includes(query))
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  const body = $('sessions-body');
+  body.replaceChildren(
+    ...rows.map((s) => {
+      const tr = el('tr', {}, [
+        el('td', { text: s.id }),
+        el('td', { text: titleOf(s) }),
+        el('td', { text: s.model }),
+        el('td', { text: num(s.headSeq) }),
+        el('td', { text: new Date(s.updatedAt).toLocaleString(), title: s.updatedAt }),
+        el('td', { className: 'meta', text: JSON.stringify(s.metadata ?? {}), title: JSON.stringify(s.metadata ?? {}, null, 2) }),
+      ]);
+      tr.dataset.session = s.id;
+      tr.addEventListener('click', () => void openSession(s.id));
+      return tr;
+    }),
+  );
+  $('sessions-count').textContent = `${rows.length} of ${sessions.rows.length} loaded${sessions.loadedAll ? '' : ' (more on the server)'}`;
+  /** @type {HTMLButtonElement} */ ($('sessions-more')).disabled = sessions.loadedAll;
+}
+
+$('session-search').addEventListener('input', renderSessions);
+$('sessions-more').addEventListener('click', () => void loadSessions(false));
+$('sessions-refresh').addEventListener('click', () => void loadSessions(true));
+$('back').addEventListener('click', () => void openSessions());
+
+// ---------------------------------------------------------------- one session
+
+/**
+ * @typedef {{
+ *   id: string, headSeq: number, events: Map<number, StoredEvent>, loading: Set<number>,
+ *   selected: number | null, pruned: Set<string>, archived: Set<string>,
+ *   covered: { fromSeq: number, throughSeq: number }[], refs: Map<string, string>,
+ *   timer: ReturnType<typeof setInterval> | null, polling: boolean, tab: string,
+ * }} OpenSession
+ */
+/** @type {OpenSession | null} */
+let current = null;
+
+function closeSession() {
+  if (current?.timer) clearInterval(current.timer);
+  current = null;
+}
+
+/** @param {string} id */
+async function openSession(id) {
+  closeSession();
+  clearError();
+  let state;
+  try {
+    state = await api(`/v1/sessions/${enc(id)}`);
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  current = {
+    id, headSeq: state.headSeq, events: new Map(), loading: new Set(), selected: null,
+    pruned: new Set(), archived: new Set(), covered: [], refs: new Map(), timer: null, polling: false, tab: 'timeline',
+  };
+  show('session');
+  $('session-title').textContent = id;
+  const title = state.metadata && typeof state.metadata.title === 'string' ? ` · ${state.metadata.title}` : '';
+  $('session-info').textContent = `${state.model}${title}`;
+  $('event-detail').textContent = '';
+  $('event-heading').textContent = 'Select an event';
+  $('event-refs').replaceChildren();
+  $('event-context').hidden = true;
+  $('ctx-messages').replaceChildren();
+  $('ctx-tokens').textContent = '';
+  $('compactions-list').replaceChildren();
+  $('ref-lines').textContent = '';
+  $('ref-info').textContent = '';
+  $('grep-results').replaceChildren();
+  $('timeline').scrollTop = 0;
+  updateHead();
+  selectTab('timeline');
+  renderTimeline();
+  void loadCompactions();
+  const session = current;
+  session.timer = setInterval(() => void poll(session), POLL_MS);
+}
+
+function updateHead() {
+  if (!current) return;
+  $('timeline-spacer').style.height = `${current.headSeq * ROW_HEIGHT}px`;
+  $('live-status').textContent = `live · head seq ${num(current.headSeq)}`;
+  /** @type {HTMLInputElement} */ ($('jump-seq')).max = String(current.headSeq);
+}
+
+// Live: new events by polling after the last seq (there is no event stream yet).
+/** @param {OpenSession} session */
+async function poll(session) {
+  if (session !== current || session.polling) return;
+  session.polling = true;
+  try {
+    const timeline = $('timeline');
+    const atBottom = timeline.scrollTop + timeline.clientHeight >= timeline.scrollHeight - ROW_HEIGHT;
+    let after = session.headSeq;
+    let sawCompaction = false;
+    for (;;) {
+      const page = await api(`/v1/sessions/${enc(session.id)}/events?afterSeq=${after}&limit=1000`);
+      if (session !== current) return;
+      for (const e of page.events) {
+        addEvent(session, e);
+        if (e.type.startsWith('compaction.')) sawCompaction = true;
+      }
+      if (page.events.length > 0) after = page.events[page.events.length - 1].seq;
+      if (page.nextAfterSeq === null) break;
+    }
+    if (after > session.headSeq) {
+      session.headSeq = after;
+      updateHead();
+      if (atBottom) timeline.scrollTop = timeline.scrollHeight;
+      renderTimeline();
+      if (sawCompaction) void loadCompactions();
+    }
+  } catch (error) {
+    if (session === current) $('live-status').textContent = `live: ${error instanceof Error ? error.message : error}`;
+  } finally {
+    session.polling = false;
+  }
+}
+
+/** @param {OpenSession} session @param {StoredEvent} e */
+function addEvent(session, e) {
+  session.events.set(e.seq, e);
+  if (e.type === 'tool_outputs.pruned') for (const id of callIds(e.data)) session.pruned.add(id);
+  if (e.type === 'tool_results.archived') for (const id of callIds(e.data)) session.archived.add(id);
+  for (const part of parts(e)) {
+    const ref = part.outputRef ?? part.output_ref;
+    if (ref && typeof ref.id === 'string') session.refs.set(ref.id, `${part.name ?? 'tool'} · seq ${e.seq}`);
+  }
+}
+
+/** @param {any} data @returns {string[]} */
+function callIds(data) {
+  const ids = data?.callIds ?? data?.call_ids ?? [];
+  return Array.isArray(ids) ? ids.filter((x) => typeof x === 'string') : [];
+}
+
+/** @param {StoredEvent} e @returns {any[]} */
+function parts(e) {
+  const p = e.data?.message?.parts;
+  return Array.isArray(p) ? p : [];
+}
+
+// ---------------------------------------------------------------- timeline (virtualized)
+
+/** One line about an event, for its row. */
+/** @param {StoredEvent} e */
+function summarize(e) {
+  const d = e.data ?? {};
+  switch (e.type) {
+    case 'message.added': {
+      const m = d.message ?? {};
+      const bits = parts(e).map((p) => {
+        if (p.type === 'text' || p.type === 'reasoning') return String(p.text ?? '');
+        if (p.type === 'tool_call') return `→ ${p.name}(${JSON.stringify(p.input ?? {})})`;
+        if (p.type === 'tool_result') return `← ${p.name ?? p.callId}${p.outputRef ? ` ref=${p.outputRef.id}` : ''} ${typeof p.output === 'string' ? p.output : ''}`;
+        return `[${p.type}]`;
+      });
+      return `${m.role ?? '?'}: ${bits.join(' ')}`;
+    }
+    case 'step.finished':
+      return `usage in=${num(d.usage?.input_tokens)} out=${num(d.usage?.output_tokens)}${d.finishReason ? ` ${d.finishReason}` : ''}`;
+    case 'compaction.requested':
+      return `marker: ${d.reason ?? ''}${d.auto ? ' (auto)' : ''}`;
+    case 'compaction.completed':
+      return `pivot: covers ${d.coveredFromSeq ?? 1}..${d.coveredThroughSeq}, tokens ${num(d.tokensBefore)} → ${num(d.tokensAfter)} (${d.strategy}, ${d.model})`;
+    case 'compaction.failed':
+      return `attempt ${d.attempt ?? ''}: ${d.error?.message ?? d.error ?? ''}`;
+    case 'tool_outputs.pruned':
+      return `pruned ${callIds(d).length} results, ${num(d.tokensFreed ?? d.tokens_freed)} tokens freed`;
+    case 'tool_results.archived':
+      return `archived ${callIds(d).length} results`;
+    default:
+      return JSON.stringify(d);
+  }
+}
+
+/** @param {OpenSession} session @param {StoredEvent} e */
+function markClasses(session, e) {
+  const classes = [];
+  if (e.type === 'compaction.completed') classes.push('pivot');
+  if (e.type === 'tool_outputs.pruned') classes.push('pruned');
+  if (e.type === 'tool_results.archived') classes.push('archived');
+  for (const p of parts(e)) {
+    if (p.type !== 'tool_result') continue;
+    if (session.pruned.has(p.callId)) classes.push('pruned');
+    if (session.archived.has(p.callId)) classes.push('archived');
+  }
+  if (session.covered.some((r) => e.seq >= r.fromSeq && e.seq <= r.throughSeq)) classes.push('covered');
+  return classes;
+}
+
+/** @type {HTMLElement[]} */
+let rowPool = [];
+
+function renderTimeline() {
+  const session = current;
+  if (!session) return;
+  const timeline = $('timeline');
+  const spacer = $('timeline-spacer');
+  const first = Math.max(1, Math.floor(timeline.scrollTop / ROW_HEIGHT) + 1 - OVERSCAN);
+  const last = Math.min(session.headSeq, Math.ceil((timeline.scrollTop + timeline.clientHeight) / ROW_HEIGHT) + OVERSCAN);
+  const count = Math.max(0, last - first + 1);
+  while (rowPool.length < count) {
+    const row = el('div', { className: 'row' }, [el('span', { className: 'seq' }), el('span', { className: 'time' }), el('span', { className: 'type' }), el('span', { className: 'text' })]);
+    row.addEventListener('click', () => select(Number(row.dataset.seq)));
+    rowPool.push(row);
+    spacer.appendChild(row);
+  }
+  let missing = 0;
+  for (let i = 0; i < rowPool.length; i++) {
+    const row = rowPool[i];
+    if (i >= count) {
+      row.hidden = true;
+      continue;
+    }
+    const seq = first + i;
+    const e = session.events.get(seq);
+    row.hidden = false;
+    row.dataset.seq = String(seq);
+    row.style.top = `${(seq - 1) * ROW_HEIGHT}px`;
+    const [seqCell, timeCell, typeCell, textCell] = /** @type {HTMLElement[]} */ (Array.from(row.children));
+    seqCell.textContent = String(seq);
+    if (e) {
+      row.className = ['row', ...markClasses(session, e), seq === session.selected ? 'selected' : ''].join(' ').trim();
+      timeCell.textContent = new Date(e.createdAt).toLocaleTimeString();
+      timeCell.title = e.createdAt;
+      typeCell.textContent = e.type;
+      textCell.textContent = summarize(e).slice(0, 300);
+    } else {
+      if (!missing) missing = seq;
+      row.className = `row loading${seq === session.selected ? ' selected' : ''}`;
+      timeCell.textContent = '';
+      typeCell.textContent = 'loading…';
+      textCell.textContent = '';
+    }
+  }
+  if (missing) void loadPage(session, missing);
+}
+
+/** Loads the page of events starting at `seq`, once. @param {OpenSession} session @param {number} seq */
+async function loadPage(session, seq) {
+  const start = Math.floor((seq - 1) / PAGE) * PAGE + 1;
+  if (session.loading.has(start)) return;
+  session.loading.add(start);
+  try {
+    const page = await api(`/v1/sessions/${enc(session.id)}/events?afterSeq=${start - 1}&limit=${PAGE}`);
+    for (const e of page.events) addEvent(session, e);
+    if (session === current) {
+      renderTimeline();
+      if (session.selected !== null && session.selected >= start && session.selected < start + PAGE) showEvent(session.selected);
+    }
+  } catch (error) {
+    showError(error);
+  } finally {
+    // A failed page is retried when it comes into view again.
+    session.loading.delete(start);
+  }
+}
+
+$('timeline').addEventListener('scroll', () => renderTimeline(), { passive: true });
+window.addEventListener('resize', () => renderTimeline());
+
+/** @param {number} seq */
+function select(seq) {
+  const session = current;
+  if (!session || !Number.isInteger(seq) || seq < 1 || seq > session.headSeq) return;
+  session.selected = seq;
+  const timeline = $('timeline');
+  const top = (seq - 1) * ROW_HEIGHT;
+  if (top < timeline.scrollTop) timeline.scrollTop = top;
+  else if (top + ROW_HEIGHT > timeline.scrollTop + timeline.clientHeight) timeline.scrollTop = top + ROW_HEIGHT - timeline.clientHeight;
+  renderTimeline();
+  showEvent(seq);
+}
+
+/** @param {number} seq */
+function showEvent(seq) {
+  const session = current;
+  if (!session) return;
+  const e = session.events.get(seq);
+  $('event-context').hidden = false;
+  if (!e) {
+    $('event-heading').textContent = `seq ${seq} · loading…`;
+    $('event-detail').textContent = '';
+    $('event-refs').replaceChildren();
+    return;
+  }
+  $('event-heading').textContent = `seq ${e.seq} · ${e.type} · ${e.createdAt}`;
+  $('event-detail').textContent = JSON.stringify({ id: e.id, type: e.type, data: e.data }, null, 2);
+  const refs = [];
+  for (const p of parts(e)) {
+    const ref = p.outputRef ?? p.output_ref;
+    if (ref && typeof ref.id === 'string') refs.push(linkButton(`Open tool output ${ref.id}`, () => void openRef(ref.id)));
+  }
+  $('event-refs').replaceChildren(...refs);
+}
+
+$('step-prev').addEventListener('click', () => select((current?.selected ?? 2) - 1));
+$('step-next').addEventListener('click', () => select((current?.selected ?? 0) + 1));
+$('jump').addEventListener('click', () => select(Number(/** @type {HTMLInputElement} */ ($('jump-seq')).value)));
+// Arrow keys (or j/k) step through the timeline wherever the focus is, except in a form field.
+document.addEventListener('keydown', (event) => {
+  if (!current || current.tab !== 'timeline' || $('session-view').hidden) return;
+  const target = /** @type {HTMLElement | null} */ (event.target);
+  if (target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName)) return;
+  if (event.key === 'ArrowDown' || event.key === 'j') select((current?.selected ?? 0) + 1);
+  else if (event.key === 'ArrowUp' || event.key === 'k') select((current?.selected ?? 2) - 1);
+  else return;
+  event.preventDefault();
+});
+$('event-context').addEventListener('click', () => {
+  if (!current?.selected) return;
+  /** @type {HTMLInputElement} */ ($('ctx-at')).value = String(current.selected);
+  selectTab('context');
+  void loadContext();
+});
+
+// ---------------------------------------------------------------- tabs
+
+/** @param {string} tab */
+function selectTab(tab) {
+  if (current) current.tab = tab;
+  for (const button of document.querySelectorAll('.tabs button')) {
+    button.setAttribute('aria-selected', String(/** @type {HTMLElement} */ (button).dataset.tab === tab));
+  }
+  for (const name of ['timeline', 'context', 'compactions', 'outputs']) $(`tab-${name}`).hidden = name !== tab;
+  if (tab === 'timeline') renderTimeline();
+  if (tab === 'outputs') renderKnownRefs();
+}
+
+for (const button of document.querySelectorAll('.tabs button')) {
+  button.addEventListener('click', () => {
+    const tab = /** @type {HTMLElement} */ (button).dataset.tab ?? 'timeline';
+    selectTab(tab);
+    if (tab === 'context' && $('ctx-messages').childElementCount === 0) void loadContext();
+    if (tab === 'compactions') void loadCompactions();
+  });
+}
+
+// ---------------------------------------------------------------- what the model sees
+
+async function loadContext() {
+  const session = current;
+  if (!session) return;
+  clearError();
+  const format = /** @type {HTMLSelectElement} */ ($('ctx-format')).value;
+  const at = /** @type {HTMLInputElement} */ ($('ctx-at')).value.trim();
+  try {
+    const ctx = await api(`/v1/sessions/${enc(session.id)}/context?format=${enc(format)}${at ? `&atSeq=${enc(at)}` : ''}`);
+    if (session !== current) return;
+    renderTokens(ctx);
+    renderMessages(ctx);
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** @param {any} ctx */
+function renderTokens(ctx) {
+  const t = ctx.tokens ?? {};
+  // The bar's full width is the usable window (limit minus the output reserve), else the window.
+  const scale = t.usable || t.limit || 0;
+  const fill = $('token-fill');
+  const threshold = $('token-threshold');
+  if (scale > 0) {
+    fill.style.width = `${Math.min(100, (100 * (t.estimated ?? 0)) / scale)}%`;
+    fill.classList.toggle('over', typeof t.threshold === 'number' && t.estimated >= t.threshold);
+    threshold.hidden = typeof t.threshold !== 'number';
+    threshold.style.left = `${Math.min(100, (100 * (t.threshold ?? 0)) / scale)}%`;
+  } else {
+    fill.style.width = '0';
+    threshold.hidden = true;
+  }
+  const where = ctx.atSeq === null || ctx.atSeq === undefined ? `head (seq ${num(ctx.headSeq)})` : `seq ${num(ctx.atSeq)} of ${num(ctx.headSeq)}`;
+  const pct = scale > 0 ? ` (${((100 * (t.estimated ?? 0)) / scale).toFixed(1)}% of usable)` : '';
+  $('ctx-tokens').textContent =
+    `${ctx.format} at ${where}: ${num(t.estimated)} tokens${pct} · usable ${num(t.usable)} · window ${t.limit === 0 ? 'unlimited' : num(t.limit)} · ` +
+    `compaction threshold ${num(t.threshold)} · basis ${t.basis ?? '?'} · pivot ${ctx.pivotSeq ?? 'none'} · ${ctx.messages?.length ?? 0} messages`;
+}
+
+/** Renders any format's messages generically: a role, then each part or block. @param {any} ctx */
+function renderMessages(ctx) {
+  const out = [];
+  if (ctx.system !== undefined) out.push(messageCard('system', '', [['system', typeof ctx.system === 'string' ? ctx.system : JSON.stringify(ctx.system, null, 2)]]));
+  for (const m of Array.isArray(ctx.messages) ? ctx.messages : []) {
+    const role = String(m.role ?? m.type ?? 'item');
+    const kind = m.metadata?.kind ? String(m.metadata.kind) : m.id ? String(m.id) : '';
+    /** @type {[string, string][]} */
+    const blocks = [];
+    const content = m.parts ?? m.content;
+    if (typeof content === 'string') blocks.push(['text', content]);
+    else if (Array.isArray(content)) for (const p of content) blocks.push(block(p));
+    else {
+      const { role: _r, type: _t, ...rest } = m;
+      blocks.push([String(m.type ?? 'item'), JSON.stringify(rest, null, 2)]);
+    }
+    if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) blocks.push([`tool call ${c.function?.name ?? ''}`, `${c.id}: ${c.function?.arguments ?? ''}`]);
+    if (m.tool_call_id) blocks.unshift(['tool_call_id', String(m.tool_call_id)]);
+    out.push(messageCard(role, kind, blocks));
+  }
+  $('ctx-messages').replaceChildren(...out);
+}
+
+/** @param {any} p @returns {[string, string]} */
+function block(p) {
+  if (typeof p === 'string') return ['text', p];
+  const type = String(p.type ?? 'part');
+  if (typeof p.text === 'string') return [type, p.text];
+  if (type === 'tool_call') return [`tool_call ${p.name}`, `${p.callId}: ${JSON.stringify(p.input ?? {})}`];
+  if (type === 'tool_use') return [`tool_use ${p.name}`, `${p.id}: ${JSON.stringify(p.input ?? {})}`];
+  if (type === 'tool_result') {
+    const body = typeof p.output === 'string' ? p.output : typeof p.content === 'string' ? p.content : JSON.stringify(p.content ?? p.output ?? p, null, 2);
+    const ref = p.outputRef?.id ? ` ref=${p.outputRef.id}` : '';
+    return [`tool_result ${p.name ?? p.callId ?? p.tool_use_id ?? ''}${ref}`, body];
+  }
+  return [type, JSON.stringify(p, null, 2)];
+}
+
+/** @param {string} role @param {string} kind @param {[string, string][]} blocks */
+function messageCard(role, kind, blocks) {
+  const card = el('div', { className: 'message' }, [el('span', { className: 'role', text: role }), el('span', { className: 'kind', text: kind })]);
+  for (const [label, text] of blocks) {
+    card.appendChild(el('div', { className: 'part-label', text: label }));
+    card.appendChild(el('pre', { className: 'pre', text }));
+  }
+  return card;
+}
+
+$('ctx-load').addEventListener('click', () => void loadContext());
+$('ctx-format').addEventListener('change', () => void loadContext());
+$('ctx-head').addEventListener('click', () => {
+  /** @type {HTMLInputElement} */ ($('ctx-at')).value = '';
+  void loadContext();
+});
+
+// ---------------------------------------------------------------- compactions
+
+async function loadCompactions() {
+  const session = current;
+  if (!session) return;
+  try {
+    /** @type {any[]} */
+    const all = [];
+    let after = 0;
+    for (;;) {
+      const page = await api(`/v1/sessions/${enc(session.id)}/compactions?afterSeq=${after}&limit=100`);
+      all.push(...page.compactions);
+      if (page.nextAfterSeq === null || page.nextAfterSeq === undefined) break;
+      after = page.nextAfterSeq;
+    }
+    if (session !== current) return;
+    session.covered = all.filter((c) => c.status === 'completed' && c.range?.throughSeq).map((c) => ({ fromSeq: c.range.fromSeq ?? 1, throughSeq: c.range.throughSeq }));
+    renderTimeline();
+    renderCompactions(all);
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** @param {any[]} all */
+function renderCompactions(all) {
+  if (all.length === 0) {
+    $('compactions-list').replaceChildren(el('p', { className: 'muted', text: 'No compactions in this session.' }));
+    return;
+  }
+  $('compactions-list').replaceChildren(
+    ...all
+      .slice()
+      .reverse()
+      .map((c) => {
+        const figures = el('div', { className: 'figures' }, [
+          el('span', { text: `status ${c.status}` }),
+          el('span', { text: `reason ${c.reason ?? '?'}${c.auto ? ' (auto)' : ''}` }),
+          el('span', { text: `strategy ${c.strategy ?? '—'}` }),
+          el('span', { text: `model ${c.model ?? '—'}` }),
+          el('span', { text: `tokens ${num(c.tokensBefore)} → ${num(c.tokensAfter)}` }),
+          el('span', { text: `saved ${num(c.tokensSaved)}` }),
+          el('span', { text: c.range ? `covers seq ${c.range.fromSeq ?? 1}..${c.range.throughSeq}` : '' }),
+        ]);
+        const card = el('div', { className: 'card' }, [el('h3', { text: `Compaction at marker seq ${c.markerSeq}${c.completedSeq ? `, pivot seq ${c.completedSeq}` : ''}` }), figures]);
+        if (c.retention !== undefined && c.retention !== null) {
+          card.appendChild(el('div', { className: 'part-label', text: 'retention' }));
+          card.appendChild(el('pre', { className: 'pre', text: retentionText(c.retention) }));
+        }
+        if (c.instructions) card.appendChild(el('p', { text: `instructions: ${c.instructions}` }));
+        if (Array.isArray(c.failures) && c.failures.length > 0) card.appendChild(el('pre', { className: 'pre', text: `failures: ${JSON.stringify(c.failures, null, 2)}` }));
+        const actions = el('div', { className: 'toolbar' });
+        if (c.markerSeq > 1) actions.appendChild(linkButton('Context before', () => contextAt(c.markerSeq - 1)));
+        if (c.completedSeq) {
+          actions.appendChild(linkButton('Context after', () => contextAt(c.completedSeq)));
+          actions.appendChild(linkButton('Show pivot in timeline', () => {
+            selectTab('timeline');
+            select(c.completedSeq);
+          }));
+        }
+        card.appendChild(actions);
+        if (typeof c.summary === 'string') {
+          card.appendChild(el('div', { className: 'part-label', text: 'summary' }));
+          card.appendChild(el('pre', { className: 'pre', text: c.summary }));
+        }
+        return card;
+      }),
+  );
+}
+
+/** The retention figure: the share of the head's critical facts the new context kept. @param {any} r */
+function retentionText(r) {
+  if (typeof r !== 'object') return String(r);
+  const pct = (/** @type {unknown} */ x) => (typeof x === 'number' ? `${(x * 100).toFixed(1)}%` : '—');
+  const lines = [`retention ${pct(r.ratio)} (${num(r.kept)} of ${num(r.critical)} critical facts; summarizer alone ${pct(r.summarizerRatio)}; carried forward ${num(r.carried)})`];
+  if (Array.isArray(r.missing) && r.missing.length > 0) lines.push('missing:', ...r.missing.map((/** @type {unknown} */ m) => `  - ${String(m)}`));
+  return lines.join('\n');
+}
+
+/** @param {number} seq */
+function contextAt(seq) {
+  /** @type {HTMLInputElement} */ ($('ctx-at')).value = String(seq);
+  selectTab('context');
+  void loadContext();
+}
+
+// ---------------------------------------------------------------- tool outputs
+
+function renderKnownRefs() {
+  const session = current;
+  if (!session) return;
+  const items = Array.from(session.refs.entries()).map(([id, where]) => el('span', {}, [linkButton(id, () => void openRef(id)), el('span', { className: 'muted', text: `(${where})` })]));
+  $('known-refs').replaceChildren(...(items.length ? [el('span', { className: 'muted', text: 'Refs in loaded events: ' }), ...items] : []));
+}
+
+/** @param {string} ref */
+async function openRef(ref) {
+  /** @type {HTMLInputElement} */ ($('ref-id')).value = ref;
+  /** @type {HTMLInputElement} */ ($('ref-offset')).value = '1';
+  selectTab('outputs');
+  await readRef();
+}
+
+async function readRef() {
+  clearError();
+  const ref = /** @type {HTMLInputElement} */ ($('ref-id')).value.trim();
+  const offset = Number(/** @type {HTMLInputElement} */ ($('ref-offset')).value) || 1;
+  const limit = Number(/** @type {HTMLInputElement} */ ($('ref-limit')).value) || 200;
+  if (!ref) return;
+  try {
+    const page = await api(`/v1/tool-outputs/${enc(ref)}?offset=${offset}&limit=${limit}`);
+    const r = page.ref ?? {};
+    const end = page.offset + page.lineCount - 1;
+    $('ref-info').textContent = `${r.id ?? ref}: lines ${num(page.offset)}–${num(end)} of ${num(page.totalLines)} · ${num(r.byteSize ?? r.byte_size)} bytes`;
+    $('ref-lines').textContent = page.lines;
+    const next = /** @type {HTMLButtonElement} */ ($('ref-next'));
+    next.disabled = page.nextOffset === null;
+    next.dataset.offset = String(page.nextOffset ?? '');
+  } catch (error) {
+    showError(error);
+  }
+}
+
+async function grepRef() {
+  clearError();
+  const ref = /** @type {HTMLInputElement} */ ($('ref-id')).value.trim();
+  const pattern = /** @type {HTMLInputElement} */ ($('grep-pattern')).value;
+  const icase = /** @type {HTMLInputElement} */ ($('grep-icase')).checked;
+  if (!ref || !pattern) return;
+  try {
+    const result = await api(`/v1/tool-outputs/${enc(ref)}/grep?pattern=${enc(pattern)}&context=1&limit=200${icase ? '&ignoreCase=true' : ''}`);
+    const matches = Array.isArray(result.matches) ? result.matches : [];
+    const heading = el('p', { text: `${matches.length} match${matches.length === 1 ? '' : 'es'} for /${pattern}/${result.partial ? ` (stopped: ${result.partial.reason})` : ''}` });
+    const rows = matches.map((/** @type {any} */ m) => {
+      const div = el('div', { className: 'grep-match' });
+      for (const line of m.before ?? []) div.appendChild(el('div', { className: 'ctx', text: typeof line === 'string' ? line : `${line.line}: ${line.text}` }));
+      div.appendChild(el('div', {}, [el('span', { className: 'lineno', text: String(m.line) }), el('span', { text: m.text })]));
+      for (const line of m.after ?? []) div.appendChild(el('div', { className: 'ctx', text: typeof line === 'string' ? line : `${line.line}: ${line.text}` }));
+      div.addEventListener('click', () => {
+        /** @type {HTMLInputElement} */ ($('ref-offset')).value = String(m.line);
+        void readRef();
+      });
+      return div;
+    });
+    $('grep-results').replaceChildren(heading, ...rows);
+  } catch (error) {
+    showError(error);
+  }
+}
+
+$('ref-read').addEventListener('click', () => void readRef());
+$('ref-next').addEventListener('click', () => {
+  const next = /** @type {HTMLButtonElement} */ ($('ref-next')).dataset.offset;
+  if (!next) return;
+  /** @type {HTMLInputElement} */ ($('ref-offset')).value = next;
+  void readRef();
+});
+$('grep-run').addEventListener('click', () => void grepRef());
+$('grep-pattern').addEventListener('keydown', (event) => {
+  if (event.key === 'Enter') void grepRef();
+});
+
+// ---------------------------------------------------------------- start
+
+if (apiKey()) void openSessions();
+else show('sign-in');
