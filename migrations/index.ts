@@ -8,10 +8,12 @@ import { UploadStaging1764400000000 } from './1764400000000-upload-staging';
 import { TenantLimits1764500000000 } from './1764500000000-tenant-limits';
 import { JobFairness1764600000000 } from './1764600000000-job-fairness';
 import { OutboxRetention1764700000000 } from './1764700000000-outbox-retention';
+import { SessionSearch1764800000000 } from './1764800000000-session-search';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
   Foundation1763700000000, ModelView1763800000000, ToolOutputs1763900000000, Compaction1764000000000,
   ConfigChanges1764100000000, JobReconciler1764300000000, UploadStaging1764400000000,
   TenantLimits1764500000000, JobFairness1764600000000, OutboxRetention1764700000000,
+  SessionSearch1764800000000,
 ];

@@ -5,6 +5,7 @@
 export type DomainErrorKind =
   | 'invalid' // 400
   | 'unauthorized' // 401
+  | 'forbidden' // 403
   | 'not_found' // 404
   | 'conflict' // 409
   | 'too_large' // 413

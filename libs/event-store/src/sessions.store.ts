@@ -12,8 +12,8 @@ export interface SessionRow {
   cursorTs: string;
 }
 
-// created_at as text too: the list cursor needs its full microsecond precision.
-const COLUMNS = 'session_id, model, system, config, metadata, head_seq, created_at, updated_at, created_at::text AS cursor_ts';
+// updated_at as text too: the list cursor needs its full microsecond precision.
+const COLUMNS = 'session_id, model, system, config, metadata, head_seq, created_at, updated_at, updated_at::text AS cursor_ts';
 
 function toSession(row: Record<string, any>): SessionRow {
   return {
@@ -67,19 +67,45 @@ export async function readSessionConfigs(
 }
 
 export interface SessionCursor {
-  createdAt: string;
+  updatedAt: string;
   sessionId: string;
 }
 
-/** Newest first, keyset-paged on (created_at, session_id). */
-export async function listSessions(tx: Tx, limit: number, after?: SessionCursor): Promise<SessionRow[]> {
-  const rows = after
-    ? await tx.query(
-        `SELECT ${COLUMNS} FROM sessions WHERE (created_at, session_id) < ($1::timestamptz, $2)
-         ORDER BY created_at DESC, session_id DESC LIMIT $3`,
-        [after.createdAt, after.sessionId, limit],
-      )
-    : await tx.query(`SELECT ${COLUMNS} FROM sessions ORDER BY created_at DESC, session_id DESC LIMIT $1`, [limit]);
+/** What a session list is narrowed to; every bound is exclusive. */
+export interface SessionSearch {
+  /** JSON containment: the session's metadata holds all of this. */
+  metadata?: Record<string, unknown>;
+  /** A case-insensitive substring of metadata.title. */
+  title?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  activeAfter?: string;
+  activeBefore?: string;
+}
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The tenant's sessions by last activity (updated_at), newest first,
+ * keyset-paged on (updated_at, session_id) after the search's filters. The
+ * explicit tenant_id term lets the planner use the (tenant_id, metadata)
+ * GIN index; RLS would restrict the rows anyway.
+ */
+export async function listSessions(tx: Tx, limit: number, search: SessionSearch = {}, after?: SessionCursor): Promise<SessionRow[]> {
+  const params: unknown[] = [];
+  const where = ['tenant_id = current_tenant()'];
+  const bind = (sql: string, value: unknown) => where.push(sql.replace('?', `$${params.push(value)}`));
+  if (search.metadata !== undefined) bind('metadata @> ?::jsonb', JSON.stringify(search.metadata));
+  if (search.title !== undefined) bind("metadata->>'title' ILIKE ?", likePattern(search.title));
+  if (search.createdAfter !== undefined) bind('created_at > ?::timestamptz', search.createdAfter);
+  if (search.createdBefore !== undefined) bind('created_at < ?::timestamptz', search.createdBefore);
+  if (search.activeAfter !== undefined) bind('updated_at > ?::timestamptz', search.activeAfter);
+  if (search.activeBefore !== undefined) bind('updated_at < ?::timestamptz', search.activeBefore);
+  if (after) where.push(`(updated_at, session_id) < ($${params.push(after.updatedAt)}::timestamptz, $${params.push(after.sessionId)})`);
+  const rows = await tx.query(
+    `SELECT ${COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT $${params.push(limit)}`,
+    params,
+  );
   return rows.map(toSession);
 }
 

@@ -40,13 +40,30 @@ export async function revokeApiKey(tx: Tx, keyId: string): Promise<boolean> {
   return rows.length === 1;
 }
 
-/** The live key with this hash, marking it used. */
-export async function findLiveApiKey(tx: Tx, hash: Buffer): Promise<{ keyId: string } | undefined> {
+/** The live key with this hash, marking it used, and whether its tenant is suspended. */
+export async function findLiveApiKey(tx: Tx, hash: Buffer): Promise<{ keyId: string; suspended: boolean } | undefined> {
   const [row] = await tx.query(
-    `UPDATE api_keys SET last_used_at = now() WHERE key_hash = $1 AND revoked_at IS NULL RETURNING key_id`,
+    `UPDATE api_keys k SET last_used_at = now() FROM tenants t
+      WHERE t.tenant_id = k.tenant_id AND k.key_hash = $1 AND k.revoked_at IS NULL
+     RETURNING k.key_id, t.suspended_at IS NOT NULL AS suspended`,
     [hash],
   );
-  return row ? { keyId: row.key_id } : undefined;
+  return row ? { keyId: row.key_id, suspended: row.suspended } : undefined;
+}
+
+/** Suspends (keeping the first suspension time) or reinstates the tenant set for the transaction; returns its suspended_at. */
+export async function setTenantSuspended(tx: Tx, suspended: boolean): Promise<Date | null> {
+  const [row] = await tx.query(
+    `UPDATE tenants SET suspended_at = CASE WHEN $1 THEN coalesce(suspended_at, now()) END WHERE tenant_id = current_tenant()
+     RETURNING suspended_at`,
+    [suspended],
+  );
+  return row.suspended_at;
+}
+
+/** Deletes the tenant set for the transaction; every tenant table follows through ON DELETE CASCADE. */
+export async function deleteTenant(tx: Tx): Promise<boolean> {
+  return (await tx.query('DELETE FROM tenants WHERE tenant_id = current_tenant() RETURNING 1')).length === 1;
 }
 
 /** The tenant's session-config defaults (under the tenant set for the transaction). */
@@ -71,16 +88,24 @@ export interface TenantRecord extends TenantOverrides {
   name: string;
   createdAt: Date;
   config: Record<string, unknown>;
+  suspendedAt: Date | null;
   usage: TenantUsage;
+  counts: { sessions: number; events: number };
 }
 
+// Events are counted as the sum of the session heads (the log is append-only from seq 1), which reads
+// only the tenant's session rows, never its events.
 const TENANT_WITH_USAGE = `
-  SELECT t.tenant_id, t.name, t.created_at, t.config, t.limits, t.quotas,
-         coalesce(u.event_bytes, 0)::bigint AS event_bytes, coalesce(u.tool_output_bytes, 0)::bigint AS tool_output_bytes
+  SELECT t.tenant_id, t.name, t.created_at, t.config, t.limits, t.quotas, t.suspended_at,
+         coalesce(u.event_bytes, 0)::bigint AS event_bytes, coalesce(u.tool_output_bytes, 0)::bigint AS tool_output_bytes,
+         s.sessions, s.events
     FROM tenants t
     LEFT JOIN LATERAL (
       SELECT sum(event_bytes) AS event_bytes, sum(tool_output_bytes) AS tool_output_bytes FROM tenant_usage WHERE tenant_id = t.tenant_id
-    ) u ON true`;
+    ) u ON true
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS sessions, coalesce(sum(head_seq), 0)::bigint AS events FROM sessions WHERE tenant_id = t.tenant_id
+    ) s`;
 
 function toTenant(row: Record<string, any>): TenantRecord {
   return {
@@ -90,7 +115,9 @@ function toTenant(row: Record<string, any>): TenantRecord {
     config: row.config,
     limits: row.limits,
     quotas: row.quotas,
+    suspendedAt: row.suspended_at,
     usage: { eventBytes: row.event_bytes, toolOutputBytes: row.tool_output_bytes },
+    counts: { sessions: row.sessions, events: row.events },
   };
 }
 

@@ -31,10 +31,17 @@ export class AdminController {
 
   @Patch(':tenantId')
   @ApiOperation({
-    summary: "Change the tenant's session-config defaults (deep-merged patch) and its limit and quota overrides (null drops one)",
+    summary: "Change the tenant's session-config defaults (deep-merged patch), its limit and quota overrides (null drops one), and suspend or reinstate it",
   })
   updateTenant(@Param('tenantId') tenantId: string, @Body() dto: UpdateTenantDto) {
     return this.admin.updateTenant(tenantId, dto);
+  }
+
+  @Delete(':tenantId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete the tenant with all its data (sessions, events, tool outputs, keys, outbox, idempotency keys, usage)' })
+  async deleteTenant(@Param('tenantId') tenantId: string): Promise<void> {
+    await this.admin.deleteTenant(tenantId);
   }
 
   @Post(':tenantId/api-keys')

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsInt, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 
 export class CreateTenantDto {
   @ApiProperty({ example: 'acme' })
@@ -58,6 +58,12 @@ export class UpdateTenantDto {
   @ApiPropertyOptional({ type: TenantQuotasDto })
   @IsOptional() @ValidateNested() @Type(() => TenantQuotasDto)
   quotas?: TenantQuotasDto;
+
+  @ApiPropertyOptional({
+    description: "true: the tenant's API keys are refused with 403 tenant_suspended (other API replicas follow within API_KEY_CACHE_TTL_MS); false lifts it",
+  })
+  @IsOptional() @IsBoolean()
+  suspended?: boolean;
 }
 
 export class ListTenantsQuery {

@@ -4,11 +4,13 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
 import { applyConfigPatch, DomainError, invalid, resolveSessionConfig } from '@app/domain';
 import {
+  deleteTenant,
   findTenant,
   insertApiKey,
   insertTenant,
   listTenants,
   revokeApiKey,
+  setTenantSuspended,
   tenantExists,
   TenantRecord,
   updateTenantConfig,
@@ -73,12 +75,13 @@ export class AdminService {
   /**
    * Merges a patch into the tenant's session-config defaults (a config that
    * does not resolve is refused) and into its limit and quota overrides,
-   * which this replica applies from the next request.
+   * which this replica applies from the next request, and suspends or lifts
+   * the suspension of its keys.
    */
   async updateTenant(tenantId: string, patch: UpdateTenantDto) {
     if (!UUID.test(tenantId)) throw tenantNotFound();
-    if (patch.config === undefined && patch.limits === undefined && patch.quotas === undefined) {
-      throw invalid('validation_failed', 'Nothing to change: give config, limits or quotas', { fields: [] });
+    if (patch.config === undefined && patch.limits === undefined && patch.quotas === undefined && patch.suspended === undefined) {
+      throw invalid('validation_failed', 'Nothing to change: give config, limits, quotas or suspended', { fields: [] });
     }
     const updated = await this.db.tenantTx(tenantId, async (tx) => {
       const tenant = await findTenant(tx);
@@ -93,10 +96,23 @@ export class AdminService {
         tenant.quotas = patchOverrides(tenant.quotas, patch.quotas);
         await updateTenantOverrides(tx, tenant);
       }
+      if (patch.suspended !== undefined) tenant.suspendedAt = await setTenantSuspended(tx, patch.suspended);
       return tenant;
     });
     this.tenantLimits.forget(tenantId);
+    if (patch.suspended !== undefined) this.keys.forgetTenant(tenantId);
     return this.view(updated);
+  }
+
+  /**
+   * Deletes the tenant and everything it holds in one transaction (every
+   * tenant table cascades from tenants). Its queued jobs find nothing and
+   * end; its Redis counters expire on their own.
+   */
+  async deleteTenant(tenantId: string): Promise<void> {
+    if (!UUID.test(tenantId) || !(await this.db.tenantTx(tenantId, deleteTenant))) throw tenantNotFound();
+    this.keys.forgetTenant(tenantId);
+    this.tenantLimits.forget(tenantId);
   }
 
   async revokeKey(tenantId: string, keyId: string): Promise<void> {
@@ -113,16 +129,19 @@ export class AdminService {
     return { keyId: record.keyId, key: key.key, prefix: record.prefix, name: record.name, createdAt: record.createdAt.toISOString() };
   }
 
-  /** Effective limits and quotas (0 = unlimited), the overrides they come from, and the bytes stored now. */
+  /** Effective limits and quotas (0 = unlimited), the overrides they come from, the bytes stored now and the sessions and events. */
   private view(tenant: TenantRecord) {
     return {
       tenantId: tenant.tenantId,
       name: tenant.name,
       createdAt: tenant.createdAt.toISOString(),
       config: tenant.config,
+      suspended: tenant.suspendedAt !== null,
+      suspendedAt: tenant.suspendedAt?.toISOString() ?? null,
       ...effectivePolicy(this.config, tenant),
       overrides: { limits: tenant.limits, quotas: tenant.quotas },
       usage: tenant.usage,
+      counts: tenant.counts,
     };
   }
 }

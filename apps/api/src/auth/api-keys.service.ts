@@ -11,6 +11,8 @@ import { AuthFailureLimiter } from './auth-failure-limiter';
 export interface Principal {
   tenantId: string;
   keyId: string;
+  /** The key is valid but its tenant is suspended: the guard refuses it with 403. */
+  suspended: boolean;
 }
 
 export interface NewApiKey {
@@ -54,7 +56,7 @@ export class ApiKeysService {
   async authenticate(key: string, clientAddress = 'unknown'): Promise<Principal> {
     const hash = hashKey(key);
     const cached = this.cache.get(hash.toString('hex'));
-    if (cached && cached.expiresAt > Date.now()) return { tenantId: cached.tenantId, keyId: cached.keyId };
+    if (cached && cached.expiresAt > Date.now()) return { tenantId: cached.tenantId, keyId: cached.keyId, suspended: cached.suspended };
     await this.failures.refuseIfBlocked(clientAddress);
     const principal = await this.lookUp(key, hash);
     if (!principal) {
@@ -71,7 +73,7 @@ export class ApiKeysService {
     const tenantId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     const found = await this.db.tenantTx(tenantId, (tx) => findLiveApiKey(tx, hash));
     if (!found) return null;
-    const principal = { tenantId, keyId: found.keyId };
+    const principal = { tenantId, keyId: found.keyId, suspended: found.suspended };
     if (this.config.auth.apiKeyCacheTtlMs > 0) {
       this.cache.set(hash.toString('hex'), { ...principal, expiresAt: Date.now() + this.config.auth.apiKeyCacheTtlMs });
     }
@@ -80,6 +82,15 @@ export class ApiKeysService {
 
   /** Revocation is immediate in this process; other replicas notice within the cache TTL. */
   forget(keyId: string): void {
-    for (const [k, v] of this.cache) if (v.keyId === keyId) this.cache.delete(k);
+    this.drop((p) => p.keyId === keyId);
+  }
+
+  /** A suspension, its end or a deletion: immediate in this process, within the cache TTL on other replicas. */
+  forgetTenant(tenantId: string): void {
+    this.drop((p) => p.tenantId === tenantId);
+  }
+
+  private drop(matches: (principal: Principal) => boolean): void {
+    for (const [k, v] of this.cache) if (matches(v)) this.cache.delete(k);
   }
 }

@@ -25,6 +25,9 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthedRequest>();
     request.principal = await this.keys.authenticate(bearer(request), request.ip);
+    if (request.principal.suspended) {
+      throw new DomainError('forbidden', 'tenant_suspended', 'This tenant is suspended; its API keys are refused until an administrator reinstates it');
+    }
     await this.rateLimiter.admit(request.principal.tenantId, request, context.switchToHttp().getResponse());
     logContext.assign({ tenantId: request.principal.tenantId, sessionId: request.params?.sessionId as string | undefined });
     return true;

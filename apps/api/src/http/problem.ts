@@ -21,6 +21,7 @@ export const DATABASE_RETRY_AFTER_SECONDS = 2;
 const STATUS: Record<DomainErrorKind, number> = {
   invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   too_large: 413,
@@ -32,6 +33,7 @@ const STATUS: Record<DomainErrorKind, number> = {
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   408: 'Request Timeout',

@@ -28,9 +28,9 @@ export class SessionsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List sessions, newest first, with a cursor' })
+  @ApiOperation({ summary: 'List and search sessions (metadata containment, title, created and activity ranges), by last activity, newest first, with a cursor' })
   list(@TenantId() tenantId: string, @Query() query: ListSessionsQuery) {
-    return this.sessions.list(tenantId, query.limit, query.cursor);
+    return this.sessions.list(tenantId, query);
   }
 
   @Get(':sessionId')

@@ -1,6 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsInt, IsISO8601, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ID_PATTERN } from '@app/domain';
 
 export class CreateSessionDto {
@@ -25,14 +26,58 @@ export class CreateSessionDto {
   metadata?: Record<string, unknown>;
 }
 
+/** A JSON query parameter parsed; what is not JSON stays a string, which @IsObject then refuses (400). */
+function parseJson({ value }: { value: unknown }): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+// An ISO 8601 date-time with its offset: without one, PostgreSQL would read it in the server's time zone.
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+const Timestamp = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ description: `${description} (exclusive): an ISO 8601 date-time with an offset`, format: 'date-time', example: '2026-01-31T00:00:00Z' }),
+    IsOptional(),
+    IsISO8601({ strict: true }),
+    Matches(TIMESTAMP, { message: '$property must be an ISO 8601 date-time with an offset (Z or ±hh:mm)' }),
+  );
+
 export class ListSessionsQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 50 })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page, with the same filters' })
   @IsOptional() @IsString() @MaxLength(512)
   cursor?: string;
+
+  @ApiPropertyOptional({
+    description: 'A JSON object the session metadata must contain (JSON containment, `@>`): nested objects match by their keys, arrays by their elements',
+    type: 'string',
+    example: '{"project":"atlas"}',
+  })
+  @IsOptional() @Transform(parseJson) @IsObject({ message: 'metadata must be a JSON object' })
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'A case-insensitive substring of metadata.title', example: 'refactor' })
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  title?: string;
+
+  @Timestamp('Created after')
+  createdAfter?: string;
+
+  @Timestamp('Created before')
+  createdBefore?: string;
+
+  @Timestamp('Last activity (an append or a config change) after')
+  activeAfter?: string;
+
+  @Timestamp('Last activity before')
+  activeBefore?: string;
 }
 
 export class UpdateSessionDto {

@@ -12,6 +12,7 @@ import {
   lockSessionForAppend,
   OutboxRow,
   payloadHash,
+  SessionCursor,
   readSessionConfigs,
   readTenantConfig,
   updateSessionConfig,
@@ -19,7 +20,7 @@ import {
 import { JobName, OutboxRelay, sessionJobId } from '@app/queue';
 import { deleteUnreferencedContents, lockSessionOutputs } from '@app/tool-output-store';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
-import { CreateSessionDto } from './sessions.dto';
+import { CreateSessionDto, ListSessionsQuery } from './sessions.dto';
 import { ContextService, tokenFigures } from '../context/context.service';
 import { compactionState } from '../compactions/compaction-state';
 import { sessionNotFound, sessionState } from './session-view';
@@ -30,11 +31,11 @@ function encodeCursor(row: { cursorTs: string; sessionId: string }): string {
 
 const invalidCursor = () => invalid('invalid_cursor', 'cursor is not a cursor this API returned');
 
-function decodeCursor(cursor: string): { createdAt: string; sessionId: string } {
+function decodeCursor(cursor: string): SessionCursor {
   try {
-    const [createdAt, sessionId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof createdAt === 'string' && typeof sessionId === 'string' && !Number.isNaN(Date.parse(createdAt))) {
-      return { createdAt, sessionId };
+    const [updatedAt, sessionId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof updatedAt === 'string' && typeof sessionId === 'string' && !Number.isNaN(Date.parse(updatedAt))) {
+      return { updatedAt, sessionId };
     }
   } catch {
     // fall through
@@ -119,11 +120,12 @@ export class SessionsService {
     };
   }
 
-  async list(tenantId: string, limit = 50, cursor?: string) {
+  /** A page of the tenant's sessions matching the query's filters, by last activity, newest first. */
+  async list(tenantId: string, { limit = 50, cursor, ...search }: ListSessionsQuery) {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const rows = await this.db.tenantTx(tenantId, (tx) => listSessions(tx, limit + 1, after)).catch((error: unknown) => {
-      // A forged cursor can carry values PostgreSQL refuses (a bad timestamp, a NUL): SQLSTATE class 22.
-      if (after && sqlState(error)?.startsWith('22')) throw invalidCursor();
+    const rows = await this.db.tenantTx(tenantId, (tx) => listSessions(tx, limit + 1, search, after)).catch((error: unknown) => {
+      // A forged cursor, or a filter, can carry values PostgreSQL refuses (a bad timestamp, a NUL): SQLSTATE class 22.
+      if (sqlState(error)?.startsWith('22')) throw after ? invalidCursor() : invalid('invalid_search', 'A filter holds a value the database refuses');
       throw error;
     });
     const page = rows.slice(0, limit);
