@@ -1,4 +1,4 @@
-import { SPEC_000_SUMMARY_PROMPT } from '@app/domain';
+import { renderRecord, SPEC_000_SUMMARY_PROMPT, templateForStrategy } from '@app/domain';
 import { Agent, agentSession } from './support/agent-script';
 import { Client } from './support/client';
 import { LlmRequest, LlmStub, startLlmStub, stubSummary } from './support/llm-stub';
@@ -55,7 +55,7 @@ describe('compaction with LLM summarizers', () => {
     await agent.expectValidForProviders();
   }
 
-  it('openai: the prompt has no tools and ends with the instruction; a second compaction gets the first summary as <previous-summary>', async () => {
+  it('openai: the prompt has no tools and ends with the instruction; a second compaction gets the first record, in the template, as <previous-summary>', async () => {
     const { agent, entry, calls, turns } = await compactOnce('openai-ok', 'openai', { model: 'stub-ok' });
     expect(entry).toMatchObject({ status: 'completed', model: 'stub-ok', strategy: 'retain-summary', failures: [] });
     expect(calls).toHaveLength(1);
@@ -67,12 +67,22 @@ describe('compaction with LLM summarizers', () => {
     // The model's summary leads; the retention check may append a Carried Forward section.
     expect(entry.summary.slice(0, stubSummary(first).length)).toBe(stubSummary(first));
 
+    // The history shows the retention figures; the record only on request.
+    expect(entry.retention).toMatchObject({ ratio: 1, critical: expect.any(Number), carried: expect.any(Number) });
+    expect(entry.retention.summarizerRatio).toBeLessThan(1);
+    expect(entry).not.toHaveProperty('record');
+    const { record } = (await client.request('GET', `${agent.path}/compactions?include=record`, { key })).body.compactions[0];
+    expect(record).toMatchObject({ v: 1, goal: [expect.objectContaining({ text: expect.stringContaining('Turn 1: fix the failing test') })] });
+
     const from = stub.requests.length;
     const { markerSeq } = await agent.untilMarker(turns + 1);
     const second = await agent.settled(markerSeq);
     expect(second.status).toBe('completed');
     const [call] = stub.requests.slice(from);
-    expect(call.messages.at(-1)!.content).toContain(`<previous-summary>\n${entry.summary}\n</previous-summary>`);
+    // The structured record, not the model's text, and the sections the record has.
+    const instruction = call.messages.at(-1)!.content;
+    expect(instruction).toContain(`<previous-summary>\n${renderRecord(record, templateForStrategy('retain-summary'))}\n</previous-summary>`);
+    expect(instruction).toContain('keep every section and write "- (none)" under an empty one:\n## 1. Task Overview\n### Goal');
     await agent.expectValidForProviders();
   });
 

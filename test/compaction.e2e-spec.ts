@@ -1,7 +1,7 @@
 import { CODEX_SUMMARY_PREFIX, COMPACTED_CONTEXT_MARKER, OPENCODE_MARKER_TEXT, PREVIOUS_SUMMARY_MARKER } from '@app/domain';
 import { Agent, agentSession, turnEvents } from './support/agent-script';
 import { Client } from './support/client';
-import { startService, TestService } from './support/service';
+import { freePort, startProcess, startService, TestService, waitFor } from './support/service';
 
 /**
  * Compaction end to end with the built-in heuristic summarizer (DESIGN.md
@@ -153,25 +153,158 @@ describe('compaction with the heuristic summarizer', () => {
     expect(await own.settled(requested.headSeq)).toMatchObject({ status: 'completed', auto: false, reason: 'manual', instructions: 'Mention every module.' });
   });
 
-  it('does not repeat an automatic compaction that freed less than 5%; the state says why; a manual one still runs', async () => {
-    // The provider counts 13k tokens the log never sees (tools, a long system prompt): compaction cannot shrink them.
-    const agent = await agentSession(client, key, 'loop-guard');
-    await agent.turn(1, { outputLines: 5 });
-    const crossing = await agent.turn(2, { outputLines: 5, extraUsage: 13_000 });
-    const markerSeq = crossing.compaction.pendingMarkerSeq;
+  it('does not repeat an automatic compaction that did not shrink enough; re-arms once the view grows a tenth of the window; a manual one resumes', async () => {
+    // A loop guard at 20%: any compaction that keeps more than a fifth of the context counts as stalled.
+    const agent = await agentSession(client, key, 'loop-guard', { compaction: { loopGuardRatio: 0.2 } });
+    const { markerSeq, turns } = await agent.untilMarker(1, 40, { outputLines: 20 });
     const entry = await agent.settled(markerSeq);
-    expect(entry.tokensAfter).toBeGreaterThanOrEqual(entry.tokensBefore * 0.95);
+    expect(entry.tokensAfter).toBeGreaterThanOrEqual(entry.tokensBefore * 0.2);
 
-    const next = await agent.turn(3, { outputLines: 5, extraUsage: 13_000 });
-    expect(next.compaction).toBeUndefined();
-    const state = await agent.state();
-    expect(state.compaction.state).toBe('idle');
-    expect(state.compaction.suppressedReason).toContain(`automatic compaction suspended: the compaction for marker ${markerSeq}`);
-    expect((await agent.events()).filter((e) => e.type === 'compaction.requested')).toHaveLength(1);
+    // A small turn measured on the new context confirms the stall: suspended, and the state says until when.
+    const small = await agent.turn(turns + 1, { outputLines: 1 });
+    expect(small.compaction).toBeUndefined();
+    const suspended = (await agent.state()).compaction.suppressedReason;
+    expect(suspended).toContain(`automatic compaction suspended: the compaction for marker ${markerSeq}`);
+    const resumesAt = Number(/it resumes once the context reaches (\d+) tokens/.exec(suspended)![1]);
+    const { tokens } = await agent.context();
+    expect(resumesAt).toBe(Number(/left (\d+) tokens/.exec(suspended)![1]) + Math.ceil(tokens.usable * 0.1));
+
+    // Growing by a tenth of the window re-arms it by itself; crossing the threshold then opens a new automatic marker.
+    let turn = turns + 2;
+    while ((await agent.context()).tokens.estimated < resumesAt) await agent.turn(turn++, { outputLines: 20 });
+    expect((await agent.state()).compaction.suppressedReason).toBeNull();
+    const again = await agent.untilMarker(turn, 40, { outputLines: 20 });
+    expect(again.markerSeq).toBeGreaterThan(markerSeq);
+    expect(await agent.settled(again.markerSeq)).toMatchObject({ status: 'completed', auto: true, reason: 'threshold' });
 
     const manual = await client.request('POST', `${agent.path}/compactions`, { key, body: { wait: true } });
     expect(manual.body.status).toBe('completed');
     expect((await agent.state()).compaction.suppressedReason).toBeNull();
+  });
+
+  it('reads whole outputs from the tool-output store: an error in the last lines of a big output, hidden by its head-only view, is in the summary (worker and dry run)', async () => {
+    const agent = await agentSession(client, key, 'whole-outputs', {
+      limits: { context: 200_000, output: 8_000 },
+      compaction: { auto: false },
+      toolOutput: { maxMessageBytes: 4_096 },
+    });
+    const log = [
+      ...Array.from({ length: 3_000 }, (_, i) => `[build] compiled module ${i} in ${i % 97} ms`),
+      'Error: connect ECONNREFUSED 10.0.0.7:5432',
+      '    at TCPConnectWrap.afterConnect (src/db/pool.ts:88:13)',
+      'Process exited with code 1',
+    ].join('\n');
+    const say = (role: string, text: string) => ({ type: 'message.added', data: { message: { role, parts: [{ type: 'text', text }] } } });
+    await agent.append([
+      say('user', 'Build the service and tell me why it fails.'),
+      { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: 'build-1', name: 'bash', input: { command: 'npm run build' } }] } } },
+      { type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'build-1', name: 'bash', output: log, isError: true }] } } },
+      say('assistant', 'The build ran; looking at it.'),
+      say('user', 'Now look at the tests.'),
+      say('assistant', 'Looking at the tests.'),
+    ]);
+    const view = JSON.stringify(await agent.context());
+    expect(view).toContain('[build] compiled module 0 in');
+    expect(view).not.toContain('ECONNREFUSED');
+
+    const dry = await client.request('POST', `${agent.path}/compactions`, { key, body: { dryRun: true } });
+    expect(dry.body.summary).toContain('ECONNREFUSED 10.0.0.7:5432');
+    expect(dry.body.retention).toMatchObject({ ratio: 1, missing: [] });
+
+    const done = await client.request('POST', `${agent.path}/compactions`, { key, body: { wait: true } });
+    expect(done.body).toMatchObject({ status: 'completed', retention: { ratio: 1 } });
+    expect(done.body.summary).toContain('ECONNREFUSED 10.0.0.7:5432');
+    expect(done.body.summary).toContain('src/db/pool.ts:88');
+    const [entry] = (await agent.compactions()).compactions;
+    expect(entry.retention).toEqual(done.body.retention);
+  });
+
+  it("exports each committed compaction's retention as worker metrics: the ratios and the facts carried forward", async () => {
+    // A worker whose metrics port this test knows takes over the queue.
+    await Promise.all(service.workers.splice(0).map((w) => w.stop()));
+    const port = await freePort();
+    const worker = startProcess('worker', { ...service.env, WORKER_PORT: String(port) });
+    service.workers.push(worker);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 'worker start', 30_000, worker);
+
+    const agent = await agentSession(client, key, 'retention-metrics', { compaction: { auto: false } });
+    for (let turn = 1; turn <= 3; turn++) await agent.turn(turn);
+    const done = await client.request('POST', `${agent.path}/compactions`, { key, body: { wait: true } });
+    expect(done.body).toMatchObject({ status: 'completed', retention: { ratio: expect.any(Number) } });
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const sample = (name: string) => Number(new RegExp(`^${name}\\{strategy="retain-summary"\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    expect(sample('session_store_compaction_retention_ratio_count')).toBe(1);
+    expect(sample('session_store_compaction_retention_ratio_sum')).toBeCloseTo(done.body.retention.ratio, 6);
+    expect(sample('session_store_compaction_summarizer_retention_ratio_count')).toBe(1);
+    expect(sample('session_store_compaction_carried_facts_total')).toBe(done.body.retention.carried);
+  });
+
+  describe('triggers on what the model will see (issue 12)', () => {
+    /** An assistant call and its result with `lines` lines of output: no step.finished anywhere. */
+    const toolExchange = (id: string, lines: number) => [
+      { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: id, name: 'bash', input: { command: `cat ${id}.log` } }] } } },
+      {
+        type: 'message.added',
+        data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: id, name: 'bash', output: Array.from({ length: lines }, (_, i) => `${id} line ${i} value=${i * 7919}`).join('\n') }] } },
+      },
+    ];
+
+    it('a client appending tool results and reading context, with no step.finished, gets a compaction before the view exceeds the window', async () => {
+      const agent = await agentSession(client, key, 'growth-only');
+      await agent.append([{ type: 'message.added', data: { message: { role: 'user', parts: [{ type: 'text', text: 'Read every log under /var/log/app.' }] } } }]);
+      let markerSeq: number | undefined;
+      for (let i = 1; markerSeq === undefined && i <= 60; i++) {
+        const appended = await agent.append(toolExchange(`log-${i}`, 40));
+        markerSeq = appended.compaction?.pendingMarkerSeq;
+        const { tokens } = await agent.context();
+        if (markerSeq === undefined) expect(tokens.estimated).toBeLessThan(tokens.threshold);
+      }
+      expect(markerSeq).toBeDefined();
+      const events = await agent.events();
+      expect(events.filter((e) => e.type === 'step.finished')).toEqual([]);
+      expect(events.find((e) => e.seq === markerSeq)).toMatchObject({ type: 'compaction.requested', data: { auto: true, reason: 'threshold' } });
+      // The marker opened on the append that crossed the threshold, below the window.
+      expect(events[markerSeq! - 2].type).toBe('message.added');
+
+      const entry = await agent.settled(markerSeq!);
+      expect(entry).toMatchObject({ status: 'completed', auto: true });
+      const after = await agent.context();
+      expect(after.pivotSeq).toBe(entry.completedSeq);
+      expect(after.tokens.estimated).toBeLessThan(after.tokens.threshold);
+      await agent.expectValidForProviders();
+    });
+
+    it('a late step.finished (measured before the pivot, appended after it) starts no second compaction; a step tied to the new context counts', async () => {
+      const agent = await agentSession(client, key, 'late-step');
+      const { markerSeq } = await agent.untilMarker();
+      const entry = await agent.settled(markerSeq);
+      const pivoted = await agent.context();
+      expect(pivoted.pivotSeq).toBe(entry.completedSeq);
+      const overThreshold = pivoted.tokens.threshold + 500;
+
+      // The client's call ran on the old context: its reply and its usage (over the threshold) arrive after the pivot.
+      const late = await agent.append([
+        { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'text', text: 'Done with that step.' }] } } },
+        { type: 'step.finished', data: { usage: { input_tokens: overThreshold, output_tokens: 50 } } },
+      ]);
+      expect(late.compaction).toBeUndefined();
+      const afterLate = await agent.context();
+      expect(afterLate.tokens.basis).toBe('estimate');
+      expect(afterLate.tokens.estimated).toBeLessThan(afterLate.tokens.threshold);
+      expect((await agent.events()).filter((e) => e.type === 'compaction.requested').map((e) => e.seq)).toEqual([markerSeq]);
+
+      // The same figure with contextSeq before the pivot is just as stale; a figure tied to the new context is trusted.
+      const tied = await agent.append([
+        { type: 'step.finished', data: { usage: { input_tokens: overThreshold, output_tokens: 50 }, contextSeq: markerSeq } },
+      ]);
+      expect(tied.compaction).toBeUndefined();
+      const current = await agent.context();
+      const trusted = await agent.append([
+        { type: 'step.finished', data: { usage: { input_tokens: current.tokens.estimated, output_tokens: 10 }, contextSeq: current.headSeq } },
+      ]);
+      expect(trusted.compaction).toBeUndefined();
+      expect((await agent.context()).tokens).toMatchObject({ basis: 'usage+estimate', estimated: current.tokens.estimated + 10 });
+    });
   });
 
   describe('each preset produces its documented shape', () => {

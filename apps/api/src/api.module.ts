@@ -13,6 +13,7 @@ import { ApiKeysService } from './auth/api-keys.service';
 import { AdminGuard, ApiKeyGuard } from './auth/guards';
 import { TenantRateLimiter } from './auth/tenant-rate-limiter';
 import { CompactionWaiter } from './compactions/compaction-waiter';
+import { ViewBounds } from './compactions/view-bounds';
 import { CompactionsController } from './compactions/compactions.controller';
 import { CompactionsService } from './compactions/compactions.service';
 import { ContextController } from './context/context.controller';
@@ -24,6 +25,8 @@ import { InspectorModule } from './inspector/inspector.module';
 import { Metrics } from './metrics/metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsInterceptor } from './metrics/metrics.interceptor';
+import { PinsController } from './pins/pins.controller';
+import { PinsService } from './pins/pins.service';
 import { PruneController } from './prune/prune.controller';
 import { PruneScheduler } from './prune/prune-scheduler';
 import { PruneService } from './prune/prune.service';
@@ -39,11 +42,12 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController],
+      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController],
       providers: [
-        ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter,
+        ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         ToolOutputsService,
         PruneSession, PruneScheduler, PruneService,
+        PinsService,
         Metrics,
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },

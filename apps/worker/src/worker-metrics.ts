@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Job, Worker } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { Database } from '@app/database';
+import type { Retention } from '@app/domain';
 import { JobDispatcher, registerQueueDepth } from '@app/queue';
 import { SWEEPER_DB } from './worker-db';
 
@@ -9,7 +10,8 @@ import { SWEEPER_DB } from './worker-db';
  * The worker's Prometheus registry, served on its own port: jobs by queue
  * and outcome, their durations, queue depth, the outbox backlog (rows
  * committed but not yet handed to BullMQ, and the age of the oldest), and
- * the age of the oldest compaction marker still pending.
+ * the age of the oldest compaction marker still pending, and what each
+ * committed compaction kept of its head's critical facts (issue 12).
  */
 @Injectable()
 export class WorkerMetrics {
@@ -27,6 +29,29 @@ export class WorkerMetrics {
     help: 'Time from a job starting on this worker to its end, by queue and outcome',
     labelNames: ['queue', 'outcome'],
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
+  private readonly retention = new Histogram({
+    name: 'session_store_compaction_retention_ratio',
+    help: "Share of the head's critical facts the context holds after a committed compaction (Carried Forward included), by strategy",
+    labelNames: ['strategy'],
+    buckets: [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1],
+    registers: [this.registry],
+  });
+
+  private readonly summarizerRetention = new Histogram({
+    name: 'session_store_compaction_summarizer_retention_ratio',
+    help: 'The same share before the retention check carried missing facts forward: what the summarizer kept by itself, by strategy',
+    labelNames: ['strategy'],
+    buckets: [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1],
+    registers: [this.registry],
+  });
+
+  private readonly carried = new Counter({
+    name: 'session_store_compaction_carried_facts_total',
+    help: 'Critical facts the retention check added to committed summaries (Carried Forward), by strategy',
+    labelNames: ['strategy'],
     registers: [this.registry],
   });
 
@@ -82,6 +107,13 @@ export class WorkerMetrics {
         this.set(backlog.markerSeconds);
       },
     });
+  }
+
+  /** The retention figures of a compaction this worker committed. */
+  observeRetention(strategy: string, retention: Retention): void {
+    this.retention.observe({ strategy }, retention.ratio);
+    this.summarizerRetention.observe({ strategy }, retention.summarizerRatio);
+    this.carried.inc({ strategy }, retention.carried);
   }
 
   /** Counts and times every job this worker finishes. */

@@ -119,6 +119,18 @@ describe('parseClientEvent: types and ids', () => {
     expect(serviceOnly).toEqual(expect.arrayContaining(['session.created', 'compaction.completed', 'tool_outputs.pruned']));
   });
 
+  it('refuses pins through the raw append: they go through POST .../pins, which checks the budget under the session lock', () => {
+    expect(serviceOnly).toEqual(expect.arrayContaining(['pin.added', 'pin.removed']));
+    const error = errorOf(() => parseClientEvent({ type: 'pin.added', data: { pinId: 'p1', text: 'x' } }, '$.e', idSource()));
+    expect(error.code).toBe('reserved_event_type');
+  });
+
+  it("takes a step's contextSeq (the headSeq of the context the call was sent with), a non-negative integer", () => {
+    const step = (contextSeq: unknown) => ({ type: 'step.finished', data: { usage: { input_tokens: 1, output_tokens: 1 }, contextSeq } });
+    expect(parseClientEvent(step(12), '$.e', idSource()).data).toEqual({ usage: { input_tokens: 1, output_tokens: 1 }, contextSeq: 12 });
+    for (const bad of [-1, 1.5, '12', null]) expect(errorOf(() => parseClientEvent(step(bad), '$.e', idSource())).details).toEqual({ path: '$.e.data.contextSeq' });
+  });
+
   it.each(['seq', 'tenantId', 'createdAt', 'sessionId'])('refuses a server-assigned field %s on an event', (field) => {
     const error = errorOf(() => parseClientEvent({ ...userText('a'), [field]: 1 }, '$.e', idSource()));
     expect(error.code).toBe('unknown_field');

@@ -197,8 +197,9 @@ export function parseClientEvent(rawValue: unknown, path: string, newId: () => s
     case 'message.added':
       onlyKeys(data, ['message'], `${path}.data`);
       return { id, type: 'message.added', data: { message: parseMessage(data.message, `${path}.data.message`, id) } };
-    case 'step.finished':
-      onlyKeys(data, ['usage', 'finishReason'], `${path}.data`);
+    case 'step.finished': {
+      onlyKeys(data, ['usage', 'finishReason', 'contextSeq'], `${path}.data`);
+      const contextSeq = countAt(data.contextSeq, `${path}.data.contextSeq`, true);
       return {
         id,
         type: 'step.finished',
@@ -207,8 +208,10 @@ export function parseClientEvent(rawValue: unknown, path: string, newId: () => s
           ...(data.finishReason !== undefined
             ? { finishReason: stringAt(data.finishReason, `${path}.data.finishReason`, { max: 64 }) }
             : {}),
+          ...(contextSeq !== undefined ? { contextSeq } : {}),
         },
       };
+    }
     case 'turn.aborted':
       onlyKeys(data, ['reason'], `${path}.data`);
       return { id, type: 'turn.aborted', data: { reason: stringAt(data.reason, `${path}.data.reason`, { optional: true, max: 4096 }) } };

@@ -93,6 +93,12 @@ export interface MessageAddedData {
 export interface StepFinishedData {
   usage: Usage;
   finishReason?: string;
+  /**
+   * The `headSeq` of the context the call was sent with (GET /context reports
+   * it): the usage measured the view at that seq. Without it the service
+   * infers the seq (usageMeasuredSeq).
+   */
+  contextSeq?: number;
 }
 export interface TurnAbortedData {
   reason?: string;
@@ -123,6 +129,8 @@ export interface CompactionCompletedData {
   tokensAfter: number;
   messagesCompacted: number;
   durationMs: number;
+  /** The pins in force at coveredThroughSeq: the window after the pivot folds its pin events onto them. Absent = none. */
+  pins?: Pin[];
   [key: string]: unknown;
 }
 export interface CompactionFailedData {
@@ -152,6 +160,20 @@ export interface ToolResultsArchivedData {
 export interface SessionConfigChangedData {
   patch: Record<string, unknown>;
 }
+/** Pinned text: shown verbatim right after the pivot's prefix in every view, never summarized (POST .../pins). */
+export interface PinAddedData {
+  pinId: string;
+  text: string;
+}
+export interface PinRemovedData {
+  pinId: string;
+}
+/** A pin in force, with the seq of its pin.added. */
+export interface Pin {
+  pinId: string;
+  text: string;
+  seq: number;
+}
 
 export interface EventDataByType {
   'session.created': SessionCreatedData;
@@ -165,6 +187,8 @@ export interface EventDataByType {
   'tool_outputs.pruned': ToolOutputsPrunedData;
   'tool_results.archived': ToolResultsArchivedData;
   'session.config_changed': SessionConfigChangedData;
+  'pin.added': PinAddedData;
+  'pin.removed': PinRemovedData;
 }
 
 export type EventType = keyof EventDataByType;
@@ -181,9 +205,15 @@ export const EVENT_TYPES: readonly EventType[] = [
   'tool_outputs.pruned',
   'tool_results.archived',
   'session.config_changed',
+  'pin.added',
+  'pin.removed',
 ];
 
-/** The types a client may append; the rest are written by the service itself. */
+/**
+ * The types a client may append; the rest are written by the service itself.
+ * Pins are service events: POST/DELETE .../pins check the budget and the
+ * pin's existence under the session lock, which a raw append would skip.
+ */
 export const CLIENT_EVENT_TYPES: readonly EventType[] = [
   'message.added',
   'step.finished',

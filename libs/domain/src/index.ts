@@ -11,3 +11,4 @@ export * from './config';
 export * from './compaction';
 export * from './prune';
 export * from './session-view';
+export * from './pins';

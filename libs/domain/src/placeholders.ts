@@ -13,6 +13,9 @@ export function trimmedPlaceholder(refId?: string): string {
 /** The synthetic result for a call that was never answered (Codex's normalization). */
 export const ABORTED_TOOL_RESULT = 'aborted';
 
+/** Metadata kind of the synthetic user message after an automatic compaction. */
+export const AUTO_CONTINUE_KIND = 'auto_continue';
+
 /** OpenCode's auto-continue text after an automatic compaction. */
 export const AUTO_CONTINUE_TEXT =
   'Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.';

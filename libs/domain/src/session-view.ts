@@ -5,6 +5,8 @@ import { invalid } from './errors';
 import { NewEvent, StoredEvent } from './events';
 import { estimateMessageTokens, ModelLimits, resolveModelLimits } from './models';
 import { buildModelView, defaultContextBudgetTokens, ModelView, PendingMode } from './view';
+import { approxMessagesTokens } from './compaction/tokens';
+import { pinnedContextMessage, pinTokens } from './pins/pins';
 
 /** What the store keeps on the session row that the view needs. */
 export interface SessionFacts {
@@ -67,9 +69,25 @@ export function composeSessionView(
   return { config, limits, view, overflow };
 }
 
-/** The token estimate stored with an event at append time (messages and archive digests; 0 otherwise). */
+/**
+ * The token estimate stored with an event at append time: the most it adds
+ * to the view (messages, archive digests, pins, a pivot's prefix and the
+ * pins it carries); 0 otherwise. So the stored figures of what was appended
+ * since a view was checked bound its growth without reading it (boundAfterGrowth).
+ */
 export function eventTokens(event: NewEvent, model: string): number {
-  if (event.type === 'message.added') return estimateMessageTokens(event.data.message, model);
-  if (event.type === 'tool_results.archived' && event.data.digest) return estimateMessageTokens(event.data.digest, model);
-  return 0;
+  switch (event.type) {
+    case 'message.added':
+      return estimateMessageTokens(event.data.message, model);
+    case 'tool_results.archived':
+      return event.data.digest ? estimateMessageTokens(event.data.digest, model) : 0;
+    case 'pin.added':
+      return pinTokens(event.data.text, model);
+    case 'compaction.completed': {
+      const pinned = pinnedContextMessage(event.data.pins ?? []);
+      return approxMessagesTokens(pinned ? [...event.data.prefix, pinned] : event.data.prefix);
+    }
+    default:
+      return 0;
+  }
 }

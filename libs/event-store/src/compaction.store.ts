@@ -1,5 +1,5 @@
 import { Tx } from '@app/database';
-import { StoredEvent } from '@app/domain';
+import { GrowthSince, StoredEvent, Usage, usageTotal } from '@app/domain';
 
 /**
  * Claims the running slot of a session for `markerSeq` until the lease ends.
@@ -63,4 +63,46 @@ export async function readCompactionOutcomes(
     [sessionId, Math.min(...markerSeqs), markerSeqs],
   );
   return rows.map(toStored) as StoredEvent<'compaction.completed' | 'compaction.failed'>[];
+}
+
+/** What the append trigger's cheap check needs: the session's settings and identity, and what was appended since a seq. */
+export interface GrowthRead {
+  session: { model: string; config: Record<string, unknown>; tenantConfig: Record<string, unknown>; headSeq: number; createdAt: Date };
+  since: GrowthSince;
+}
+
+/**
+ * The stored token figures of the session's events after `afterSeq`: their
+ * sum, and the newest step among them with its usage and the sum after it.
+ * Primary-key range scans over that range only (no event data read but the
+ * step's usage), so the cost follows what was appended since, not the
+ * window. The range is read once in seq order: summed directly, the planner
+ * may take the (session, event_id) index and filter every event of the
+ * session (see lockSessionForAppend).
+ */
+export async function readGrowthSince(tx: Tx, sessionId: string, afterSeq: number): Promise<GrowthRead | undefined> {
+  const [row] = await tx.query(
+    `WITH since AS MATERIALIZED (
+       SELECT seq, tokens FROM session_events
+        WHERE tenant_id = current_tenant() AND session_id = $1 AND seq > $2 ORDER BY seq)
+     SELECT s.model, s.config, t.config AS tenant_config, s.head_seq, s.created_at,
+            (SELECT coalesce(sum(tokens), 0) FROM since) AS since_tokens,
+            u.usage,
+            (SELECT coalesce(sum(tokens), 0) FROM since WHERE seq > u.seq) AS after_usage
+       FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id
+       LEFT JOIN LATERAL (
+         SELECT e.seq, e.data->'usage' AS usage FROM session_events e
+          WHERE e.tenant_id = current_tenant() AND e.session_id = s.session_id AND e.seq > $2 AND e.type = 'step.finished'
+          ORDER BY e.seq DESC LIMIT 1) u ON true
+      WHERE s.session_id = $1`,
+    [sessionId, afterSeq],
+  );
+  if (!row) return undefined;
+  return {
+    session: { model: row.model, config: row.config, tenantConfig: row.tenant_config, headSeq: row.head_seq, createdAt: row.created_at },
+    since: {
+      tokens: Number(row.since_tokens),
+      lastUsage: row.usage ? { total: usageTotal(row.usage as Usage), tokensAfter: Number(row.after_usage) } : null,
+    },
+  };
 }

@@ -5,3 +5,4 @@ export * from './anthropic.summarizer';
 export * from './summarizers';
 export * from './summary-chain';
 export * from './summarizer.module';
+export * from './tool-output-loader';

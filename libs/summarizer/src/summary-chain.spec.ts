@@ -72,6 +72,41 @@ describe('SummaryChain', () => {
     expect((await run(sessionModel, config({ model: null }))).completion.model).toBe('session-model');
   });
 
+  it('gives the LLM the previous record in the template sections and the pins, and stores the pins at the cut on the completion (issue 12)', async () => {
+    const compaction = config();
+    const log = eventLog();
+    log.user('Port the billing service; never change the public API.');
+    log.append('pin.added', { pinId: 'p1', text: 'Staging is db-staging:5432.' });
+    log.assistant('Porting.').user('Continue.').assistant('Ported.');
+    const chain = new SummaryChain(lookup(null), { timeoutMs: 60_000, retryBackoffMs: 5 });
+    const first = planCompaction({ events: log.events, pivot: null, markerSeq: log.marker(), config: compaction, usable: 16_000 });
+    if (first.kind !== 'plan') throw new Error(first.reason);
+    const marker = { seq: first.markerSeq, auto: true, reason: 'threshold' as const };
+    const session = { model: 'session-model', system: 'system' };
+    const { completion } = await chain.run({ plan: first, marker, config: { ...compaction, summarizer: 'heuristic' }, session, tokensBefore: 9_000, usable: 16_000 });
+    expect(completion.pins).toEqual([{ pinId: 'p1', text: 'Staging is db-staging:5432.', seq: 2 }]);
+    log.append('compaction.completed', completion);
+
+    log.user('Now run the tests.').assistant('Running.');
+    const pivot = log.events.find((event) => event.type === 'compaction.completed')!.data as typeof completion;
+    const second = planCompaction({ events: log.events, pivot, markerSeq: log.marker(), config: compaction, usable: 16_000 });
+    if (second.kind !== 'plan') throw new Error(second.reason);
+    const llm = new ScriptedSummarizer(async () => '<summary>S</summary>');
+    await new SummaryChain(lookup(llm), { timeoutMs: 60_000, retryBackoffMs: 5 }).run({
+      plan: second,
+      marker: { ...marker, seq: second.markerSeq },
+      config: compaction,
+      session,
+      tokensBefore: 9_000,
+      usable: 16_000,
+    });
+    const instruction = llm.calls[0].request.prompt.messages.at(-1)!.content;
+    expect(instruction).toMatch(/<previous-summary>\n## 1\. Task Overview\n\n### Goal\n- Port the billing service/);
+    expect(instruction).toContain('### Constraints\n- never change the public API.');
+    expect(instruction).toContain('<pinned>\nStaging is db-staging:5432.\n</pinned>');
+    expect(instruction).toContain('keep every section and write "- (none)" under an empty one:\n## 1. Task Overview');
+  });
+
   it('retries errors up to maxAttempts with backoff, then falls back to the heuristic summary', async () => {
     const llm = new ScriptedSummarizer(async () => {
       throw new SummarizerError('error', 'HTTP 503: overloaded', true);

@@ -13,7 +13,6 @@ import {
   HeuristicResult,
   KEEP_LAST_TURNS,
   Message,
-  messageText,
   NewEvent,
   parseSummaryResponse,
   prefixWithRetention,
@@ -21,6 +20,7 @@ import {
   SummarySource,
   summarySources,
   summarizeHeuristically,
+  textsAfterPivot,
   ToolOutputs,
   trimSummarizerInputForOverflow,
 } from '@app/domain';
@@ -152,6 +152,8 @@ export class SummaryChain {
       prompt: buildSummarizerRequest({
         head,
         previousSummary: plan.previousSummary,
+        previousRecord: plan.previousRecord,
+        pins: plan.pins,
         config,
         instructions: marker.instructions,
         sessionSystem: input.session.system,
@@ -219,7 +221,7 @@ export class SummaryChain {
       const { retention } = checkRetention({
         facts: heuristic.facts,
         summary: '',
-        kept: [...prefix, ...plan.keptMessages].map(messageText),
+        kept: textsAfterPivot(plan, prefix),
         budgetTokens: 0,
       });
       return buildCompletedData({ ...common, strategy: KEEP_LAST_TURNS, prefix, summary: result.summary, record: plan.previousRecord, retention });

@@ -1,19 +1,28 @@
 import { Tx } from '@app/database';
 import {
+  boundAfterGrowth,
   COMPACTION_TRIGGER_TYPES,
   compactionFactsOf,
   CompactionReason,
+  CompactionState,
   composeSessionView,
   decideTrigger,
-  deriveCompactionState,
+  growsViewOnly,
+  growthThreshold,
+  growthThresholdAfterCheck,
   maintenanceWanted,
   markerEvent,
+  mayOverflow,
   NewEvent,
   SessionView,
+  sessionSettings,
+  viewTokenBound,
 } from '@app/domain';
-import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, payloadHash, readWindow, WindowRead } from '@app/event-store';
+import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, payloadHash, readGrowthSince, readWindow } from '@app/event-store';
 import { CompactJobData, JobName, sessionJobId } from '@app/queue';
 import { scheduledPruneMessage } from '../prune/prune-scheduler';
+import { compactionState } from './compaction-state';
+import { ViewBound, ViewBounds } from './view-bounds';
 
 /** The outbox message of a marker's job: ids only, a job id derived from the marker, folded per session. */
 export function compactMessage(tenantId: string, sessionId: string, markerSeq: number): OutboxMessage {
@@ -47,31 +56,90 @@ export interface TriggerResult {
   pendingMarkerSeq: number | null;
 }
 
+/** A batch just inserted: its first seq, its events, and their stored token estimates summed. */
+export interface AppendedBatch {
+  firstSeq: number;
+  events: readonly NewEvent[];
+  tokens: number;
+}
+
 /**
  * The append's background-work triggers, in its transaction after its
  * events are inserted: only for batches holding a trigger type, so other
- * appends pay nothing. It reads the window once, composes the view and lets
- * the domain decide; an automatic marker and its outbox row commit with the
- * batch. A step of a session whose prune or archive can act also gets its
- * prune trigger row here, so it commits with the step too; that row is not
- * in the result: PruneScheduler.afterStep enqueues it after commit, with the
- * fold delay (the sweeper, if that fails).
+ * appends pay nothing. A batch that only grows the view (messages, a pin)
+ * stops early when this process's bound of the view shows it below the
+ * threshold (staysBelow). Otherwise it reads the window once, composes the
+ * view and lets the domain decide, and keeps the new bound; an automatic
+ * marker and its outbox row commit with the batch. A step of a session
+ * whose prune or archive can act also gets its prune trigger row here, so it
+ * commits with the step too; that row is not in the result:
+ * PruneScheduler.afterStep enqueues it after commit, with the fold delay
+ * (the sweeper, if that fails).
  */
 export async function triggerAfterAppend(
   tx: Tx,
   tenantId: string,
   sessionId: string,
-  firstSeq: number,
-  events: readonly NewEvent[],
+  appended: AppendedBatch,
+  bounds: ViewBounds,
 ): Promise<TriggerResult | null> {
+  const { firstSeq, events } = appended;
   if (!events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type))) return null;
+  if (growsViewOnly(events) && (await staysBelow(tx, tenantId, sessionId, appended, bounds))) return null;
   const read = (await readWindow(tx, sessionId))!;
   const composed = composeSessionView(read.session, read);
-  const result = await compactionTrigger(tx, tenantId, sessionId, firstSeq, events, read, composed);
+  const facts = compactionFactsOf(read);
+  const state = compactionState(read, composed, facts);
+  const result = await compactionTrigger(tx, tenantId, sessionId, firstSeq, events, composed, state, read.session.headSeq);
+  const { compaction } = composed.config;
+  bounds.set(tenantId, sessionId, {
+    seq: result.headSeq,
+    tokens: viewTokenBound(composed.view.tokens),
+    threshold: growthThresholdAfterCheck({
+      threshold: growthThreshold(composed.limits, compaction),
+      facts,
+      // A marker this batch opened is pending too.
+      state: { ...state, pendingMarkerSeq: result.pendingMarkerSeq },
+      loopGuardRatio: compaction.loopGuardRatio,
+      usable: composed.overflow.usable,
+    }),
+    createdAt: read.session.createdAt,
+  });
   if (events.some((event) => event.type === 'step.finished') && maintenanceWanted(composed.config)) {
     await insertOutbox(tx, [scheduledPruneMessage(tenantId, sessionId, result.headSeq)]);
   }
   return result;
+}
+
+/**
+ * Whether a batch that only grows the view certainly left it below the
+ * threshold, judged on this process's bound of the view: plus the batch's
+ * own stored tokens when nothing else was appended since the bound (no
+ * query; the session row is locked), else plus what was stored since (one
+ * small query, which also reads the session's current settings). Keeps the
+ * new bound when so; without a bound, the caller reads the window.
+ */
+async function staysBelow(tx: Tx, tenantId: string, sessionId: string, appended: AppendedBatch, bounds: ViewBounds): Promise<boolean> {
+  const known = bounds.get(tenantId, sessionId);
+  if (!known) return false;
+  let next: ViewBound;
+  if (known.seq === appended.firstSeq - 1) {
+    const seq = appended.firstSeq + appended.events.length - 1;
+    next = { ...known, seq, tokens: boundAfterGrowth(known.tokens, { tokens: appended.tokens, lastUsage: null }) };
+  } else {
+    const grown = await readGrowthSince(tx, sessionId, known.seq);
+    if (!grown || grown.session.createdAt.getTime() !== known.createdAt.getTime()) return false;
+    const { config, limits } = sessionSettings(grown.session);
+    next = {
+      seq: grown.session.headSeq,
+      tokens: boundAfterGrowth(known.tokens, grown.since),
+      threshold: growthThreshold(limits, config.compaction),
+      createdAt: known.createdAt,
+    };
+  }
+  if (mayOverflow(next.tokens, next.threshold)) return false;
+  bounds.set(tenantId, sessionId, next);
+  return true;
 }
 
 async function compactionTrigger(
@@ -80,14 +148,12 @@ async function compactionTrigger(
   sessionId: string,
   firstSeq: number,
   events: readonly NewEvent[],
-  read: WindowRead,
   composed: SessionView,
+  state: CompactionState,
+  headSeq: number,
 ): Promise<TriggerResult> {
-  const facts = compactionFactsOf(read);
-  const state = deriveCompactionState(facts, { running: false, loopGuardRatio: composed.config.compaction.loopGuardRatio });
   const batch = events.map((event, i) => ({ ...event, seq: firstSeq + i }));
   const decision = decideTrigger({ batch, evaluation: composed.overflow, state });
-  const headSeq = read.session.headSeq;
   switch (decision.action) {
     case 'request': {
       const appended = await appendMarker(tx, tenantId, sessionId, headSeq, decision.reason);

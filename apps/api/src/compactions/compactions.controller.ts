@@ -31,8 +31,10 @@ export class CompactionsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Compaction history: ranges, summaries, tokens before and after, strategy, model, duration, failures' })
+  @ApiOperation({
+    summary: 'Compaction history: ranges, summaries, retention, tokens before and after, strategy, model, duration, failures; `include=record` adds the summary record',
+  })
   list(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Query() query: ListCompactionsQuery) {
-    return this.compactions.list(tenantId, sessionId, query.afterSeq, query.limit);
+    return this.compactions.list(tenantId, sessionId, query.afterSeq, query.limit, { record: query.include === 'record' });
   }
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 export class RequestCompactionDto {
   @ApiPropertyOptional({ default: false, description: 'Answer when the compaction is committed (or timeoutMs passes), not when it is queued' })
@@ -28,4 +28,8 @@ export class ListCompactionsQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200)
   limit?: number;
+
+  @ApiPropertyOptional({ enum: ['record'], description: 'Also show each completion\'s structured summary record (the largest field; off by default)' })
+  @IsOptional() @IsIn(['record'])
+  include?: 'record';
 }

@@ -21,7 +21,7 @@ import {
   WindowRead,
 } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
-import { SummaryChain } from '@app/summarizer';
+import { loadToolOutputs, SummaryChain } from '@app/summarizer';
 import { tokenFigures } from '../context/context.service';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { sessionNotFound } from '../sessions/session-view';
@@ -36,8 +36,13 @@ type Outcome = StoredEvent<'compaction.completed'> | StoredEvent<'compaction.fai
 
 export type CompactionStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped' | 'superseded';
 
+/** What the history adds on request (`?include=record`). */
+export interface HistoryOptions {
+  record: boolean;
+}
+
 /** One compaction as the history shows it: the marker, what became of it, and every failed try on the way. */
-function historyEntry(marker: StoredEvent<'compaction.requested'>, outcomes: readonly Outcome[], state: CompactionState) {
+function historyEntry(marker: StoredEvent<'compaction.requested'>, outcomes: readonly Outcome[], state: CompactionState, options: HistoryOptions) {
   const data: CompactionRequestedData = marker.data;
   const mine = outcomes.filter((event) => event.data.markerSeq === marker.seq);
   const completed = mine.find((event): event is StoredEvent<'compaction.completed'> => event.type === 'compaction.completed');
@@ -59,22 +64,24 @@ function historyEntry(marker: StoredEvent<'compaction.requested'>, outcomes: rea
     reason: data.reason,
     ...(data.instructions ? { instructions: data.instructions } : {}),
     status,
-    ...(completed ? completionFields(completed) : {}),
+    ...(completed ? completionFields(completed, options) : {}),
     failures: failures.map((event) => failureFields(event.seq, event.data, event.createdAt)),
   };
 }
 
-function completionFields(event: StoredEvent<'compaction.completed'>) {
+function completionFields(event: StoredEvent<'compaction.completed'>, options: HistoryOptions) {
   const d: CompactionCompletedData = event.data;
   return {
     completedSeq: event.seq,
     completedAt: event.createdAt.toISOString(),
     range: { fromSeq: typeof d.coveredFromSeq === 'number' ? d.coveredFromSeq : null, throughSeq: d.coveredThroughSeq },
     ...outcomeFields(d),
+    // The record is the largest field of the event: only on request.
+    ...(options.record ? { record: d.record ?? null } : {}),
   };
 }
 
-/** What a compaction produced, as the history and a dry run both report it. */
+/** What a compaction produced, as the history and a dry run both report it; retention is null for compactions made before it was measured. */
 const outcomeFields = (d: CompactionCompletedData) => ({
   summary: d.summary,
   retain: d.retain ?? null,
@@ -85,6 +92,7 @@ const outcomeFields = (d: CompactionCompletedData) => ({
   tokensSaved: Math.max(0, d.tokensBefore - d.tokensAfter),
   messagesCompacted: d.messagesCompacted,
   durationMs: d.durationMs,
+  retention: d.retention ?? null,
 });
 
 const failureFields = (seq: number | null, d: CompactionFailedData, at?: Date) => ({
@@ -154,13 +162,13 @@ export class CompactionsService {
       if (!read) throw sessionNotFound(sessionId);
       const state = compactionState(read, composeSessionView(read.session, read));
       const [marker] = await readCompactionMarkers(tx, sessionId, markerSeq - 1, 1);
-      const entry = historyEntry(marker, await readCompactionOutcomes(tx, sessionId, [markerSeq]), state);
+      const entry = historyEntry(marker, await readCompactionOutcomes(tx, sessionId, [markerSeq]), state, { record: false });
       return { ...entry, state };
     });
   }
 
   /** The history, oldest first, paged by marker seq. */
-  async list(tenantId: string, sessionId: string, afterSeq = 0, limit = 50) {
+  async list(tenantId: string, sessionId: string, afterSeq = 0, limit = 50, options: HistoryOptions = { record: false }) {
     return this.db.tenantTx(tenantId, async (tx) => {
       const read = await readWindow(tx, sessionId);
       if (!read) throw sessionNotFound(sessionId);
@@ -173,7 +181,7 @@ export class CompactionsService {
         page.map((marker) => marker.seq),
       );
       return {
-        compactions: page.map((marker) => historyEntry(marker, outcomes, state)),
+        compactions: page.map((marker) => historyEntry(marker, outcomes, state, options)),
         state,
         nextAfterSeq: markers.length > limit ? page[page.length - 1].seq : null,
       };
@@ -193,6 +201,7 @@ export class CompactionsService {
     const markerSeq = read.session.headSeq + 1;
     const plan = planCompaction({ events: read.events, pivot: read.pivot?.data ?? null, markerSeq, config: compaction, usable: composed.overflow.usable });
     if (plan.kind === 'nothing') return { dryRun: true, status: 'nothing_to_compact', reason: plan.reason };
+    const outputs = await loadToolOutputs(this.db, tenantId, sessionId, [...plan.sourceHead, ...plan.keptMessages]);
     const { completion, failures } = await this.chain.run({
       plan,
       marker: { seq: markerSeq, auto: false, reason: 'manual', instructions },
@@ -200,6 +209,7 @@ export class CompactionsService {
       session: { model: read.session.model, system: read.session.system },
       tokensBefore: composed.view.tokens.estimated,
       usable: composed.overflow.usable,
+      outputs,
     });
     const pivot = { seq: markerSeq + 1, id: `cmp-${markerSeq}-completed`, type: 'compaction.completed', data: completion, createdAt: new Date(), tokens: 0 } as const;
     const after = composeSessionView(read.session, { pivot, events: read.events });

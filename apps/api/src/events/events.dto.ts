@@ -12,6 +12,9 @@ export class NewEventDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
+    description:
+      "The type's data. A step.finished's `usage` should come with `contextSeq`, the headSeq of the context the call was sent with: " +
+      'usage measured before the latest compaction, or more than 2x away from the view estimate, is not trusted',
     example: { message: { role: 'user', parts: [{ type: 'text', text: 'Fix the failing test in src/app.ts' }] } },
   })
   data: Record<string, unknown>;

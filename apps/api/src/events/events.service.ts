@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig, TenantQuotas } from '@app/config';
-import { Database } from '@app/database';
+import { Database, Tx } from '@app/database';
 import { AppendBatch, applyToolCallLedger, classifyAppendRetry, DomainError, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
 import {
   findSession,
@@ -19,11 +19,21 @@ import {
 import { OutboxRelay } from '@app/queue';
 import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
 import { triggerAfterAppend } from '../compactions/compaction-trigger';
+import { ViewBounds } from '../compactions/view-bounds';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { PruneScheduler } from '../prune/prune-scheduler';
 import { sessionNotFound } from '../sessions/session-view';
 import { Metrics } from '../metrics/metrics';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
+
+/** How a batch is appended besides its events. */
+export interface AppendRequest {
+  idempotencyKey?: string;
+  /** The request's fingerprint, for Idempotency-Key (computed only when a key is given). */
+  fingerprint: () => Buffer;
+  /** A use case's own rule, run under the session lock before anything is written; it throws to refuse the batch. */
+  check?: (tx: Tx) => Promise<void>;
+}
 
 /** What the first, optimistic attempt answers when the batch may be a retry of a committed one. */
 const ANSWERS_OF_A_RETRY = new Set(['version_conflict', 'duplicate_tool_call_id', 'duplicate_tool_result']);
@@ -38,13 +48,23 @@ export class EventsService {
     private readonly pruneScheduler: PruneScheduler,
     private readonly metrics: Metrics,
     private readonly tenantLimits: TenantRateLimiter,
+    private readonly viewBounds: ViewBounds,
   ) {}
 
+  /** Appends a client batch (POST .../events): the domain validates it strictly, then appendBatch. */
+  async append(tenantId: string, sessionId: string, body: unknown, idempotencyKey?: string) {
+    const batch = parseAppendBatch(body, randomUUID, this.config.limits.maxEventsPerAppend);
+    const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/events`, body);
+    return this.appendBatch(tenantId, sessionId, batch, { idempotencyKey, fingerprint });
+  }
+
   /**
-   * Appends a client batch under the session row lock: gap-free seqs,
-   * expectedSeq checked, repeated event ids answered with their original
-   * seqs, tool-call pairing enforced; all or nothing. A batch that crosses
-   * the compaction trigger also gets its marker, enqueued after commit.
+   * Appends a batch under the session row lock: gap-free seqs, expectedSeq
+   * checked, repeated event ids answered with their original seqs,
+   * tool-call pairing enforced, the request's own `check`; all or nothing.
+   * A batch that crosses the compaction trigger also gets its marker,
+   * enqueued after commit. Client batches and the service's own (pins) take
+   * this one path.
    *
    * Optimistic about event ids: the first attempt inserts without looking
    * them up (the unique index backs it). Only when it meets a stored id, a
@@ -52,12 +72,10 @@ export class EventsService {
    * of a committed batch does, a second transaction looks the ids up and
    * answers replay, 422, 409 or 400.
    */
-  async append(tenantId: string, sessionId: string, body: unknown, idempotencyKey?: string) {
-    const batch = parseAppendBatch(body, randomUUID, this.config.limits.maxEventsPerAppend);
+  async appendBatch(tenantId: string, sessionId: string, batch: AppendBatch, request: AppendRequest) {
     const hashes = batch.events.map(payloadHash);
-    const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/events`, body);
     const { quotas } = await this.tenantLimits.policyOf(tenantId);
-    const attempt = (lookupIds: boolean) => this.commitBatch(tenantId, sessionId, batch, hashes, { idempotencyKey, fingerprint, lookupIds, quotas });
+    const attempt = (lookupIds: boolean) => this.commitBatch(tenantId, sessionId, batch, hashes, { ...request, lookupIds, quotas });
     const committed = await attempt(false).catch((error: unknown) => {
       const retried = isDuplicateEventId(error) || (error instanceof DomainError && ANSWERS_OF_A_RETRY.has(error.code));
       if (retried) return attempt(true);
@@ -74,7 +92,7 @@ export class EventsService {
     sessionId: string,
     batch: AppendBatch,
     hashes: Buffer[],
-    options: { idempotencyKey?: string; fingerprint: () => Buffer; lookupIds: boolean; quotas: TenantQuotas },
+    options: AppendRequest & { lookupIds: boolean; quotas: TenantQuotas },
   ) {
     const outbox: OutboxRow[] = [];
     let pruneAfterSeq: number | null = null;
@@ -92,6 +110,7 @@ export class EventsService {
         if (batch.expectedSeq !== undefined && batch.expectedSeq !== locked.headSeq) {
           throw versionConflict(batch.expectedSeq, locked.headSeq);
         }
+        await options.check?.(tx);
         const callIds = referencedCallIds(batch.events);
         const ledger = applyToolCallLedger(batch.events, callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : []);
         // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
@@ -99,12 +118,8 @@ export class EventsService {
         let configs: Promise<SessionConfigs> | undefined;
         const configsOnce = () => (configs ??= readSessionConfigs(tx, sessionId).then((found) => found!));
         const stored = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, configsOnce);
-        const headSeq = await insertEvents(
-          tx,
-          sessionId,
-          locked.headSeq,
-          stored.map((event, i) => ({ event, payloadHash: hashes[i], tokens: eventTokens(event, locked.model) })),
-        );
+        const rows = stored.map((event, i) => ({ event, payloadHash: hashes[i], tokens: eventTokens(event, locked.model) }));
+        const headSeq = await insertEvents(tx, sessionId, locked.headSeq, rows);
         const seqOf = (index: number) => locked.headSeq + index + 1;
         await recordToolCalls(
           tx,
@@ -112,7 +127,8 @@ export class EventsService {
           ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
           ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
         );
-        const trigger = await triggerAfterAppend(tx, tenantId, sessionId, seqOf(0), batch.events);
+        const appended = { firstSeq: seqOf(0), events: batch.events, tokens: rows.reduce((sum, row) => sum + row.tokens, 0) };
+        const trigger = await triggerAfterAppend(tx, tenantId, sessionId, appended, this.viewBounds);
         outbox.push(...(trigger?.outbox ?? []));
         const compaction = trigger?.pendingMarkerSeq ? { compaction: { pendingMarkerSeq: trigger.pendingMarkerSeq } } : {};
         if (await this.pruneScheduler.wantedAfter(batch.events, configsOnce)) pruneAfterSeq = trigger?.headSeq ?? headSeq;

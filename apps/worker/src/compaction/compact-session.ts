@@ -21,7 +21,8 @@ import {
   readWindow,
 } from '@app/event-store';
 import { CompactJobData } from '@app/queue';
-import { SummaryChain } from '@app/summarizer';
+import { loadToolOutputs, SummaryChain } from '@app/summarizer';
+import { WorkerMetrics } from '../worker-metrics';
 
 /** What a run did; the job's return value, which `POST .../compactions {wait}` reads. */
 export type CompactOutcome =
@@ -48,6 +49,7 @@ export class CompactSession {
   constructor(
     private readonly db: Database,
     private readonly chain: SummaryChain,
+    private readonly metrics: WorkerMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -97,6 +99,8 @@ export class CompactSession {
       return committed ? { outcome: 'nothing_to_compact', markerSeq: marker.seq, reason: plan.reason } : { outcome: 'discarded', markerSeq: marker.seq, reason: 'duplicate' };
     }
 
+    // The summarizer reads the whole outputs the views truncated (the head's, and the kept ones' hidden errors).
+    const outputs = await loadToolOutputs(this.db, tenantId, sessionId, [...plan.sourceHead, ...plan.keptMessages]);
     const chained = await this.chain.run({
       plan,
       marker,
@@ -105,6 +109,7 @@ export class CompactSession {
       tokensBefore: composed.view.tokens.estimated,
       usable: composed.overflow.usable,
       signal,
+      outputs,
     });
     const failures = chained.failures;
     // The range the pivot takes out of the window, for the history.
@@ -116,6 +121,7 @@ export class CompactSession {
       return events.length === 0 ? [] : [...failures, ...events];
     });
     if (!committed) return { outcome: 'discarded', markerSeq: marker.seq, reason: stale ? 'stale' : 'duplicate' };
+    if (completion.retention) this.metrics.observeRetention(completion.strategy, completion.retention);
     this.logger.log(
       `session ${sessionId}: marker ${marker.seq} compacted through seq ${completion.coveredThroughSeq} (${completion.strategy}, ` +
         `${completion.tokensBefore} → ${completion.tokensAfter} tokens, ${failures.length} failed tr${failures.length === 1 ? 'y' : 'ies'})`,

@@ -232,18 +232,38 @@ describe('deriveCompactionState', () => {
     expect(state(log.events)).toMatchObject({ state: 'pending', lastError: null });
   });
 
-  it('shows the loop guard once the first step after an automatic compaction confirms it stalled', () => {
+  it('shows the loop guard once the first step on the new context confirms it stalled', () => {
     const log = eventLog();
     const marker = log.marker();
     log.append('compaction.completed', completion({ markerSeq: marker, tokensBefore: 100_000, tokensAfter: 99_000 }));
     expect(state(log.events).suppressedReason).toContain('left 99000 tokens');
-    log.step(98_000).step(50_000);
+    log.user('next').step(98_000).step(50_000);
     expect(state(log.events).suppressedReason).toContain('left 98000 tokens');
 
     const recovered = eventLog();
     const m = recovered.marker();
     recovered.append('compaction.completed', completion({ markerSeq: m, tokensBefore: 100_000, tokensAfter: 99_000 }));
-    recovered.step(60_000);
+    recovered.user('next').step(60_000);
     expect(state(recovered.events).suppressedReason).toBeNull();
+  });
+
+  it('given a step that measured the old context (no message of the client since the pivot), then it is not the first figure after it', () => {
+    const log = eventLog();
+    const marker = log.marker();
+    log.append('compaction.completed', completion({ markerSeq: marker, tokensBefore: 100_000, tokensAfter: 40_000 }));
+    log.step(99_000);
+    expect(state(log.events).suppressedReason).toBeNull();
+    expect(fold(log.events).firstTokensAfter).toBeNull();
+    log.user('next').step(41_000);
+    expect(fold(log.events).firstTokensAfter).toBe(41_000);
+  });
+
+  it('given the loop guard tripped, when the view has grown by a tenth of the usable window past that figure, then it re-arms by itself', () => {
+    const log = eventLog();
+    const marker = log.marker();
+    log.append('compaction.completed', completion({ markerSeq: marker, tokensBefore: 100_000, tokensAfter: 99_000 }));
+    const at = (tokens: number) => deriveCompactionState(fold(log.events), { running: false, loopGuardRatio: 0.95, view: { tokens, usable: 128_000 } });
+    expect(at(111_799).suppressedReason).toContain('it resumes once the context reaches 111800 tokens');
+    expect(at(111_800).suppressedReason).toBeNull();
   });
 });

@@ -13,8 +13,9 @@ import type {
   StoredEvent,
 } from '../events';
 import type { CompactionConfig, CompactionStrategy } from '../config/types';
-import { AUTO_CONTINUE_TEXT } from '../placeholders';
+import { AUTO_CONTINUE_KIND, AUTO_CONTINUE_TEXT } from '../placeholders';
 import { usageTotal } from '../view/tokens';
+import { requestPointAfter, usageMeasuredSeq } from '../view/usage-measure';
 import { LoopGuardCompletion, shouldSuppressAutoCompaction } from './overflow-policy';
 import type { CompactionPlan, NothingToCompact, TailInfo } from './plan';
 import type { Retention } from './retention';
@@ -23,9 +24,6 @@ import { approxMessagesTokens } from './tokens';
 
 /** Strategy recorded when no summary could be made. */
 export const KEEP_LAST_TURNS = 'keep-last-turns';
-
-/** Metadata kind of the synthetic user message after an automatic compaction. */
-export const AUTO_CONTINUE_KIND = 'auto_continue';
 
 /** compaction.completed data as this module writes it: the contract fields plus what retries and the loop guard need. */
 export interface CompactionCompletion extends CompactionCompletedData {
@@ -80,6 +78,7 @@ export function buildCompletedData(input: CompletionInput): CompactionCompletion
     tail: plan.tail,
     ...(input.record ? { record: input.record } : {}),
     ...(input.retention ? { retention: input.retention } : {}),
+    ...(plan.pinsAtCut.length > 0 ? { pins: plan.pinsAtCut } : {}),
   };
 }
 
@@ -188,10 +187,12 @@ export function nothingToCompactEvent(nothing: NothingToCompact): NewEvent<'comp
 export interface CompactionFacts {
   latestMarker: ({ seq: number } & CompactionRequestedData) | null;
   latestCompletion: LoopGuardCompletion | null;
-  /** The first token total measured after the latest completion (its first step.finished). */
+  /** The first token total measured on the context after the latest completion (a step that saw the pivot). */
   firstTokensAfter: number | null;
   /** The latest failure of the latest marker. */
   lastFailure: CompactionFailedData | null;
+  /** Where the client last read the context (requestPointAfter): what tells a late step from one on the new context. */
+  requestPoint: number;
 }
 
 export const INITIAL_COMPACTION_FACTS: CompactionFacts = {
@@ -199,24 +200,27 @@ export const INITIAL_COMPACTION_FACTS: CompactionFacts = {
   latestCompletion: null,
   firstTokensAfter: null,
   lastFailure: null,
+  requestPoint: 0,
 };
 
 export function evolveCompactionFacts(facts: CompactionFacts, event: StoredEvent): CompactionFacts {
+  const next = { ...facts, requestPoint: requestPointAfter(facts.requestPoint, event) };
   switch (event.type) {
     case 'compaction.requested':
-      return { ...facts, latestMarker: { seq: event.seq, ...event.data }, lastFailure: null };
+      return { ...next, latestMarker: { seq: event.seq, ...event.data }, lastFailure: null };
     case 'compaction.completed': {
       const { markerSeq, tokensBefore, tokensAfter } = event.data;
-      return { ...facts, latestCompletion: { markerSeq, auto: event.data.auto === true, tokensBefore, tokensAfter }, firstTokensAfter: null };
+      return { ...next, latestCompletion: { seq: event.seq, markerSeq, auto: event.data.auto === true, tokensBefore, tokensAfter }, firstTokensAfter: null };
     }
     case 'compaction.failed':
-      return event.data.markerSeq === facts.latestMarker?.seq ? { ...facts, lastFailure: event.data } : facts;
-    case 'step.finished':
-      return facts.latestCompletion && facts.firstTokensAfter === null
-        ? { ...facts, firstTokensAfter: usageTotal(event.data.usage) }
-        : facts;
+      return event.data.markerSeq === facts.latestMarker?.seq ? { ...next, lastFailure: event.data } : next;
+    case 'step.finished': {
+      // A step that measured the view before the pivot (it was in flight, or came late) says nothing about the new context.
+      const onNewContext = facts.latestCompletion !== null && usageMeasuredSeq(event, facts.requestPoint) >= facts.latestCompletion.seq;
+      return onNewContext && facts.firstTokensAfter === null ? { ...next, firstTokensAfter: usageTotal(event.data.usage) } : next;
+    }
     default:
-      return facts;
+      return next;
   }
 }
 
@@ -241,7 +245,12 @@ const CLOSING_FALLBACKS = new Set(['none', 'skipped']);
  */
 export function deriveCompactionState(
   facts: CompactionFacts,
-  options: { running: boolean; loopGuardRatio: number },
+  options: {
+    running: boolean;
+    loopGuardRatio: number;
+    /** The view's token figure and usable tokens now: the loop guard re-arms once the view has grown enough. */
+    view?: { tokens: number; usable: number | null };
+  },
 ): CompactionState {
   const marker = facts.latestMarker;
   const completedThrough = facts.latestCompletion?.markerSeq ?? Number.NEGATIVE_INFINITY;
@@ -259,6 +268,6 @@ export function deriveCompactionState(
     state,
     lastError: failure?.error ?? null,
     pendingMarkerSeq: open ? marker.seq : null,
-    suppressedReason: shouldSuppressAutoCompaction(facts.latestCompletion, facts.firstTokensAfter, options.loopGuardRatio),
+    suppressedReason: shouldSuppressAutoCompaction(facts.latestCompletion, facts.firstTokensAfter, options.loopGuardRatio, options.view),
   };
 }

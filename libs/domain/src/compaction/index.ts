@@ -2,11 +2,17 @@ export * from './prompts';
 export { readWindow, settledCutChecker } from './window';
 export type { WindowMessage, WindowView } from './window';
 export {
+  boundAfterGrowth,
   compactionReasonFor,
   evaluateOverflow,
+  growthThreshold,
+  LOOP_GUARD_REARM_SHARE,
+  loopGuardHold,
+  mayOverflow,
   shouldSuppressAutoCompaction,
+  VIEW_GROWTH_TYPES,
 } from './overflow-policy';
-export type { LoopGuardCompletion, OverflowEvaluation, OverflowInput, OverflowReason } from './overflow-policy';
+export type { GrowthSince, LoopGuardCompletion, LoopGuardHold, OverflowEvaluation, OverflowInput, OverflowReason } from './overflow-policy';
 export { MIN_SUMMARY_BUDGET, planCompaction, SUMMARY_SHARE_OF_AFTER, summaryBudgetTokens, tailBudgetTokens } from './plan';
 export type { CompactionPlan, NothingToCompact, PlanInput, TailInfo } from './plan';
 export {
@@ -17,7 +23,7 @@ export {
   summaryInstruction,
   trimSummarizerInputForOverflow,
 } from './summarizer-input';
-export type { SummarizerInput, SummarizerMessage, SummarizerRequest, TrimmedHead } from './summarizer-input';
+export type { InstructionInput, SummarizerInput, SummarizerMessage, SummarizerRequest, TrimmedHead } from './summarizer-input';
 export { parseSummaryResponse } from './summary-parse';
 export type { ParsedSummary, SummaryError, SummaryParseResult } from './summary-parse';
 export { heuristicSummary, summarizeHeuristically } from './heuristic-summarizer';
@@ -48,7 +54,15 @@ export {
   templateForStrategy,
 } from './summary-template';
 export type { SummaryTemplate, SummaryTemplateName, TemplateSection } from './summary-template';
-export { CARRIED_FORWARD_HEADING, checkRetention, criticalFactsOf, hiddenOutputFacts, messageText, prefixWithRetention } from './retention';
+export {
+  CARRIED_FORWARD_HEADING,
+  checkRetention,
+  criticalFactsOf,
+  hiddenOutputFacts,
+  messageText,
+  prefixWithRetention,
+  textsAfterPivot,
+} from './retention';
 export type { CriticalFact, PrefixWithRetentionInput, Retention, RetentionInput, RetentionResult } from './retention';
 export { isFiller, structuralOf, todoListOf, checklistOf } from './extract';
 export type { Structural, TodoEntry, TodoStatus } from './extract';
@@ -56,7 +70,6 @@ export { isRealUserText } from './user-text';
 export { buildKeepLastTurnsFallback, buildPrefix, codexApproxTokens, PREFIX_KINDS, selectUserMessages } from './strategies';
 export type { PrefixInput } from './strategies';
 export {
-  AUTO_CONTINUE_KIND,
   autoContinueEvent,
   buildCompletedData,
   decideAfterFailure,
@@ -81,5 +94,5 @@ export type {
   SummaryFailureKind,
   SummarySource,
 } from './decide';
-export { COMPACTION_TRIGGER_TYPES, compactionFactsOf, decideTrigger, markerEvent } from './trigger';
+export { COMPACTION_TRIGGER_TYPES, compactionFactsOf, decideTrigger, growsViewOnly, growthThresholdAfterCheck, markerEvent } from './trigger';
 export type { TriggerDecision } from './trigger';

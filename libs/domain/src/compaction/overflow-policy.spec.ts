@@ -1,6 +1,6 @@
 import { CompactionConfig, PRESETS, PresetName } from '../config';
 import type { ModelLimits } from '../models/model-registry';
-import { compactionReasonFor, evaluateOverflow, OverflowEvaluation, shouldSuppressAutoCompaction } from './overflow-policy';
+import { boundAfterGrowth, compactionReasonFor, evaluateOverflow, growthThreshold, mayOverflow, OverflowEvaluation, shouldSuppressAutoCompaction } from './overflow-policy';
 
 const compaction = (preset: PresetName, patch: Partial<CompactionConfig> = {}): CompactionConfig => ({
   ...PRESETS[preset].compaction,
@@ -123,6 +123,14 @@ describe('compactionReasonFor', () => {
     expect(compactionReasonFor({ type: 'message.added', data: {} }, below)).toBeNull();
   });
 
+  it('given a view over the threshold, when an append grows it (a message, a pin), then it asks for a compaction too (issue 12)', () => {
+    const over: OverflowEvaluation = { ...below, overflow: true, reason: 'threshold' };
+    expect(compactionReasonFor({ type: 'message.added', data: {} }, over)).toBe('threshold');
+    expect(compactionReasonFor({ type: 'pin.added', data: {} }, over)).toBe('threshold');
+    expect(compactionReasonFor({ type: 'turn.aborted', data: {} }, over)).toBeNull();
+    expect(compactionReasonFor({ type: 'pin.removed', data: {} }, over)).toBeNull();
+  });
+
   it('forces compaction with auto=false, never with enabled=false', () => {
     expect(compactionReasonFor({ type: 'context.overflowed', data: {} }, { ...below, reason: 'auto_off' })).toBe('overflow');
     expect(compactionReasonFor({ type: 'context.overflowed', data: {} }, { ...below, reason: 'disabled' })).toBeNull();
@@ -131,7 +139,7 @@ describe('compactionReasonFor', () => {
 });
 
 describe('shouldSuppressAutoCompaction (loop guard)', () => {
-  const stalled = { markerSeq: 7, auto: true, tokensBefore: 100_000, tokensAfter: 97_000 };
+  const stalled = { seq: 9, markerSeq: 7, auto: true, tokensBefore: 100_000, tokensAfter: 97_000 };
 
   it('suppresses an automatic compaction that left tokens at or above 95% of the figure before', () => {
     expect(shouldSuppressAutoCompaction(stalled, 96_000, 0.95)).toBe(
@@ -152,5 +160,56 @@ describe('shouldSuppressAutoCompaction (loop guard)', () => {
   it('ignores manual compactions and sessions never compacted', () => {
     expect(shouldSuppressAutoCompaction({ ...stalled, auto: false }, 99_000, 0.95)).toBeNull();
     expect(shouldSuppressAutoCompaction(null, 99_000, 0.95)).toBeNull();
+  });
+
+  describe('given it tripped with 96,000 tokens measured after the pivot, in a 128,000-token window (issue 12: it re-arms by itself)', () => {
+    const usable = 128_000;
+
+    it('when the view has grown by less than a tenth of the window, then it stays suspended and says when it resumes', () => {
+      expect(shouldSuppressAutoCompaction(stalled, 96_000, 0.95, { tokens: 108_799, usable })).toBe(
+        'automatic compaction suspended: the compaction for marker 7 left 96000 tokens, not below 95% of the 100000 before it; ' +
+          'it resumes once the context reaches 108800 tokens, or compact manually',
+      );
+    });
+
+    it('when the view has grown by a tenth of the window, then automatic compaction runs again', () => {
+      expect(shouldSuppressAutoCompaction(stalled, 96_000, 0.95, { tokens: 108_800, usable })).toBeNull();
+    });
+
+    it('when the window is unlimited, then only a manual compaction resumes it', () => {
+      expect(shouldSuppressAutoCompaction(stalled, 96_000, 0.95, { tokens: 10_000_000, usable: null })).toContain('compact manually to resume');
+    });
+  });
+});
+
+describe('boundAfterGrowth, growthThreshold and mayOverflow (the cheap check before an append that only grows the view reads the window)', () => {
+  const config = PRESETS['spec-000'].compaction;
+  const limits = { context: 10_000, output: 1_000 };
+  const threshold = growthThreshold(limits, config);
+
+  it('given a bound of 6,000 and 1,999 tokens stored since, then the view is certainly below the threshold (8,000)', () => {
+    expect(threshold).toBe(8_000);
+    const bound = boundAfterGrowth(6_000, { tokens: 1_999, lastUsage: null });
+    expect(bound).toBe(7_999);
+    expect(mayOverflow(bound, threshold)).toBe(false);
+  });
+
+  it('given growth to the threshold, then it may be over: the window is read', () => {
+    expect(mayOverflow(boundAfterGrowth(6_000, { tokens: 2_000, lastUsage: null }), threshold)).toBe(true);
+  });
+
+  it('given a step since whose usage plus what came after it is larger, then that is the bound (its usage may be trusted)', () => {
+    expect(boundAfterGrowth(3_000, { tokens: 500, lastUsage: { total: 7_800, tokensAfter: 300 } })).toBe(8_100);
+    expect(boundAfterGrowth(3_000, { tokens: 500, lastUsage: { total: 1_000, tokensAfter: 300 } })).toBe(3_500);
+  });
+
+  it('given a trigger that counts messages, then tokens cannot tell; with compaction or auto off, or no window limit, growth never triggers', () => {
+    const messages = { ...PRESETS['spec-001'].compaction, trigger: { type: 'reserve-chain' as const, reserveTokens: 0, maxTokens: 0, maxMessages: 50 } };
+    expect(growthThreshold({ context: 0, output: 0 }, messages)).toBeNull();
+    expect(mayOverflow(0, null)).toBe(true);
+    expect(growthThreshold(limits, { ...config, enabled: false })).toBe(Number.POSITIVE_INFINITY);
+    expect(growthThreshold(limits, { ...config, auto: false })).toBe(Number.POSITIVE_INFINITY);
+    expect(growthThreshold({ context: 0, output: 0 }, config)).toBe(Number.POSITIVE_INFINITY);
+    expect(mayOverflow(10_000_000, Number.POSITIVE_INFINITY)).toBe(false);
   });
 });

@@ -92,10 +92,14 @@ export function evaluateOverflow(input: OverflowInput): OverflowEvaluation {
 /** Finish reasons meaning the reply hit its length limit (OpenAI `length`, Anthropic `max_tokens`). */
 const LENGTH_FINISH = new Set(['length', 'max_tokens']);
 
+/** Appends that grow the view: the threshold is checked after them too, not only after a step (issue 12). */
+export const VIEW_GROWTH_TYPES: ReadonlySet<string> = new Set(['message.added', 'pin.added']);
+
 /**
  * Why the event just appended asks for an automatic compaction, or null.
  * `context.overflowed` and a length-limited step force one even with
- * auto=false (the client hit the wall); enabled=false stops them all.
+ * auto=false (the client hit the wall); enabled=false stops them all. A step
+ * or an append that grows the view asks when the view is over the threshold.
  */
 export function compactionReasonFor(
   event: { type: string; data: unknown },
@@ -103,14 +107,53 @@ export function compactionReasonFor(
 ): Exclude<CompactionReason, 'manual'> | null {
   if (evaluation.reason === 'disabled') return null;
   if (event.type === 'context.overflowed') return 'overflow';
-  if (event.type !== 'step.finished') return null;
-  const finishReason = (event.data as { finishReason?: string }).finishReason;
-  if (finishReason !== undefined && LENGTH_FINISH.has(finishReason)) return 'finish_length';
+  if (event.type === 'step.finished') {
+    const finishReason = (event.data as { finishReason?: string }).finishReason;
+    if (finishReason !== undefined && LENGTH_FINISH.has(finishReason)) return 'finish_length';
+  } else if (!VIEW_GROWTH_TYPES.has(event.type)) {
+    return null;
+  }
   return evaluation.overflow ? 'threshold' : null;
+}
+
+/** What was appended since a view was last checked, from stored figures only (no event data but the last step's usage). */
+export interface GrowthSince {
+  /** Stored estimates of the events since (eventTokens: what each adds to the view). */
+  tokens: number;
+  /** The newest step since, if any: its usage total and the stored estimates of the events after it. */
+  lastUsage: { total: number; tokensAfter: number } | null;
+}
+
+/**
+ * An upper bound of a view's figure after growth, from a bound of it at an
+ * earlier seq (viewTokenBound) and what was appended since. It holds because
+ * an append adds at most its stored estimate to the view (a trim, a prune,
+ * a pivot only take away), and a step since may make its usage the figure.
+ */
+export function boundAfterGrowth(bound: number, since: GrowthSince): number {
+  return Math.max(bound + since.tokens, since.lastUsage ? since.lastUsage.total + since.lastUsage.tokensAfter : 0);
+}
+
+/**
+ * The token figure at or above which growth alone asks for a compaction:
+ * Infinity when it never does (compaction or auto off, an unlimited window),
+ * null when the trigger counts messages (tokens cannot tell).
+ */
+export function growthThreshold(limits: ModelLimits, config: CompactionConfig): number | null {
+  const evaluation = evaluateOverflow({ tokens: { total: 0 }, limits, config, messageCount: 0 });
+  if (evaluation.reason === 'disabled' || evaluation.reason === 'auto_off' || evaluation.reason === 'unlimited') return Number.POSITIVE_INFINITY;
+  return evaluation.usable === null ? null : evaluation.threshold;
+}
+
+/** Whether a view whose figure is at most `bound` may be over `threshold` (growthThreshold). */
+export function mayOverflow(bound: number, threshold: number | null): boolean {
+  return threshold === null || bound >= threshold;
 }
 
 /** The facts of the latest compaction the loop guard needs. */
 export interface LoopGuardCompletion {
+  /** The compaction.completed's own seq. */
+  seq: number;
   markerSeq: number;
   auto: boolean;
   /** The session's token figure when the compaction was planned. */
@@ -119,26 +162,51 @@ export interface LoopGuardCompletion {
   tokensAfter: number;
 }
 
+/** Share of the usable window the view must grow by, once the loop guard tripped, before automatic compaction is tried again. */
+export const LOOP_GUARD_REARM_SHARE = 0.1;
+
+/** The loop guard holding automatic compaction back: the figure the stalled compaction left, and the view's figure that re-arms it (null: only a manual compaction does). */
+export interface LoopGuardHold {
+  after: number;
+  resumesAt: number | null;
+}
+
 /**
  * The loop guard (OpenCode): an automatic compaction that did not bring the
  * tokens below `ratio` (0.95) of the figure before it is not repeated. It
  * stalled when its own figures say so and, once a step has run on the new
  * context, that first measured total agrees: a step still in flight on the
- * old context when the pivot landed cannot trip it alone, nor can a session
- * that later grows back. Tripped until the next pivot (e.g. a manual
- * compaction). Returns the reason the session state shows, or null.
+ * old context when the pivot landed cannot trip it alone. It re-arms by
+ * itself once the view has grown by a further LOOP_GUARD_REARM_SHARE of the
+ * usable window past that figure (then one more compaction is tried; a
+ * stalled one trips the guard again), or at the next pivot (e.g. a manual
+ * compaction). Null when it does not hold.
  */
-export function shouldSuppressAutoCompaction(
+export function loopGuardHold(
   previous: LoopGuardCompletion | null,
   firstTokensAfter: number | null,
   ratio: number,
-): string | null {
+  usable: number | null,
+): LoopGuardHold | null {
   if (!previous?.auto) return null;
   const bound = previous.tokensBefore * ratio;
   const after = firstTokensAfter ?? previous.tokensAfter;
   if (previous.tokensAfter < bound || after < bound) return null;
+  return { after, resumesAt: usable ? after + Math.ceil(usable * LOOP_GUARD_REARM_SHARE) : null };
+}
+
+/** The reason the session state shows while the loop guard holds at the view's figure now, or null. */
+export function shouldSuppressAutoCompaction(
+  previous: LoopGuardCompletion | null,
+  firstTokensAfter: number | null,
+  ratio: number,
+  view?: { tokens: number; usable: number | null },
+): string | null {
+  const hold = loopGuardHold(previous, firstTokensAfter, ratio, view?.usable ?? null);
+  if (!hold || (hold.resumesAt !== null && view!.tokens >= hold.resumesAt)) return null;
   return (
-    `automatic compaction suspended: the compaction for marker ${previous.markerSeq} left ${after} tokens, ` +
-    `not below ${Math.round(ratio * 100)}% of the ${previous.tokensBefore} before it; compact manually to resume`
+    `automatic compaction suspended: the compaction for marker ${previous!.markerSeq} left ${hold.after} tokens, ` +
+    `not below ${Math.round(ratio * 100)}% of the ${previous!.tokensBefore} before it; ` +
+    (hold.resumesAt !== null ? `it resumes once the context reaches ${hold.resumesAt} tokens, or compact manually` : 'compact manually to resume')
   );
 }

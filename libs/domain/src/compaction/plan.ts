@@ -2,7 +2,8 @@
  * Where a compaction cuts: the head to summarize, the tail kept verbatim, and
  * the seq the new pivot covers through.
  */
-import type { CompactionCompletedData, Message, StoredEvent } from '../events';
+import type { CompactionCompletedData, Message, Pin, StoredEvent } from '../events';
+import { foldPins } from '../pins/pins';
 import type { CompactionConfig } from '../config/types';
 import { parseSummaryRecord, SummaryRecord } from './summary-record';
 import { approxMessagesTokens } from './tokens';
@@ -59,6 +60,10 @@ export interface CompactionPlan {
   sourceHead: Message[];
   /** What stays in the window after the cut, as the model reads it: the tail and everything after the marker. */
   keptMessages: Message[];
+  /** The pins in force now: shown verbatim after the new prefix too, so what they hold counts as kept. */
+  pins: Pin[];
+  /** The pins in force at coveredThroughSeq, which the new pivot carries (its window folds the later pin events). */
+  pinsAtCut: Pin[];
 }
 
 export interface NothingToCompact {
@@ -206,5 +211,7 @@ export function planCompaction(input: PlanInput): CompactionPlan | NothingToComp
     previousRecord: parseSummaryRecord(pivot?.record),
     sourceHead,
     keptMessages: kept.map((item) => item.message),
+    pins: foldPins(pivot?.pins ?? [], events),
+    pinsAtCut: foldPins(pivot?.pins ?? [], events.filter((event) => event.seq <= coveredThroughSeq)),
   };
 }

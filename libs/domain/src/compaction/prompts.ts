@@ -5,6 +5,7 @@
  * version uses); the seed 001 and 003 prompts are ours, as the seeds name the
  * output shape but not the wording.
  */
+import type { SummaryTemplate } from './summary-template';
 
 /** OpenCode's compaction agent system prompt (seed 002, 6.1). */
 export const OPENCODE_SYSTEM_PROMPT = `You are a helpful AI assistant tasked with summarizing conversations.
@@ -82,6 +83,24 @@ export function previousSummaryAnchor(previousSummary: string): string {
     '<previous-summary>',
     previousSummary,
     '</previous-summary>',
+  ].join('\n');
+}
+
+/** The sections of the summary record's template, which every summarizer is asked to write (ours). */
+export function sectionsInstruction(template: SummaryTemplate): string {
+  return [
+    'Write the summary in exactly these sections, in this order; keep every section and write "- (none)" under an empty one:',
+    ...template.sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`),
+  ].join('\n');
+}
+
+/** Tells the summarizer about the pinned context, which the agent keeps seeing verbatim after the summary (ours). */
+export function pinnedContextNote(texts: readonly string[]): string {
+  return [
+    'The user pinned the context below: the agent keeps seeing it verbatim right after your summary, so do not repeat it, and keep the summary consistent with it.',
+    '<pinned>',
+    ...texts,
+    '</pinned>',
   ].join('\n');
 }
 

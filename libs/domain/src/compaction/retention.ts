@@ -136,10 +136,15 @@ export function messageText(message: Message): string {
     .join('\n');
 }
 
+/** What the model sees after the pivot besides the summary: `prefix` (the new prefix's other messages), the pins, the kept messages. */
+export function textsAfterPivot(plan: CompactionPlan, prefix: readonly Message[]): string[] {
+  return [...[...prefix, ...plan.keptMessages].map(messageText), ...plan.pins.map((pin) => pin.text)];
+}
+
 export interface RetentionInput {
   facts: readonly CriticalFact[];
   summary: string;
-  /** Everything else the model will see after the pivot: the prefix's other messages, the kept tail, what came after the marker. */
+  /** Everything else the model will see after the pivot (textsAfterPivot): the prefix's other messages, the pins, the kept tail, what came after the marker. */
   kept: readonly string[];
   /** The most the summary may weigh with its Carried Forward section, in estimated tokens. */
   budgetTokens: number;
@@ -248,7 +253,7 @@ export function prefixWithRetention(input: PrefixWithRetentionInput): { summary:
   const { summary, retention } = checkRetention({
     facts: hidden.length > 0 ? dedupeFacts([...input.facts, ...hidden]) : input.facts,
     summary: input.summary,
-    kept: [...others, ...plan.keptMessages].map(messageText),
+    kept: textsAfterPivot(plan, others),
     budgetTokens: room - estimateTokens(retain ?? ''),
   });
   const prefix = summary === input.summary ? draft : buildPrefix({ plan, summary, retain, config });

@@ -1,6 +1,8 @@
 import { CompactionConfig, PRESETS } from '../config';
 import type { Message } from '../events';
 import { DEFAULT_RETAIN_PROMPT, OPENCODE_SYSTEM_PROMPT } from './prompts';
+import { emptyRecord } from './summary-record';
+import { renderRecord, templateForStrategy } from './summary-template';
 import {
   buildSummarizerRequest,
   formatHeadForSummarizer,
@@ -31,9 +33,27 @@ const results = (id: string, callIds: string[], output = 'ok'): Message => ({
   parts: callIds.map((callId) => ({ type: 'tool_result' as const, callId, name: 'bash', output })),
 });
 
+/** The sections block every instruction carries: spec-000's template (the config's strategy is retain-summary). */
+const SECTIONS = [
+  'Write the summary in exactly these sections, in this order; keep every section and write "- (none)" under an empty one:',
+  '## 1. Task Overview',
+  '### Goal',
+  '### Constraints',
+  '### User Messages',
+  '## 2. Current State',
+  '### Done',
+  '### In Progress',
+  '### Files',
+  '## 3. Important Discoveries',
+  '### Decisions',
+  '### Errors',
+  '## 4. Next Steps',
+  '## 5. Context to Preserve',
+].join('\n');
+
 describe('summaryInstruction', () => {
   it('passes the previous summary as <previous-summary> with the update instruction', () => {
-    expect(summaryInstruction(config(), 'We fixed the parser.')).toBe(
+    expect(summaryInstruction({ config: config(), previousSummary: 'We fixed the parser.' })).toBe(
       [
         'Update the anchored summary below using the conversation history above.',
         'Preserve still-true details, remove stale details, and merge in the new facts.',
@@ -42,21 +62,55 @@ describe('summaryInstruction', () => {
         '</previous-summary>',
         '',
         'Summarize.',
+        '',
+        SECTIONS,
       ].join('\n'),
     );
   });
 
+  it('given a previous record, then the model updates the record in the template sections, not the rendered text (issue 12)', () => {
+    const previousRecord = emptyRecord();
+    previousRecord.goal = [{ text: 'Port the parser to Rust', first: 1, last: 1, hits: 1 }];
+    previousRecord.constraints = [{ text: 'Never change the public API.', first: 1, last: 1, hits: 1 }];
+    const instruction = summaryInstruction({ config: config(), previousSummary: 'an older text', previousRecord });
+    const previous = instruction.slice(instruction.indexOf('<previous-summary>'), instruction.indexOf('</previous-summary>'));
+    expect(previous).toContain(renderRecord(previousRecord, templateForStrategy('retain-summary')));
+    expect(previous).toContain('### Goal\n- Port the parser to Rust');
+    expect(previous).toContain('### Constraints\n- Never change the public API.');
+    expect(previous).not.toContain('an older text');
+  });
+
+  it('asks every strategy for the sections of its record template', () => {
+    for (const strategy of ['summary-tail', 'user-rebuild', 'recent-tokens', 'compacted-context'] as const) {
+      const instruction = summaryInstruction({ config: config({ strategy }), previousSummary: null });
+      const headings = templateForStrategy(strategy).sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`);
+      expect(instruction).toContain(`one:\n${headings.join('\n')}`);
+    }
+  });
+
+  it('given pins, then the model is told the agent keeps them verbatim beside the summary', () => {
+    const pins = [
+      { pinId: 'p1', text: 'Staging is db-staging:5432.', seq: 3 },
+      { pinId: 'p2', text: 'Never run migrations on Friday.', seq: 5 },
+    ];
+    const instruction = summaryInstruction({ config: config(), previousSummary: null, pins });
+    expect(instruction).toContain('<pinned>\nStaging is db-staging:5432.\nNever run migrations on Friday.\n</pinned>');
+    expect(instruction).toMatch(/verbatim right after your summary, so do not repeat it/);
+  });
+
   it('appends summary and retain directives as bullets, then the request instructions', () => {
-    const instruction = summaryInstruction(
-      config({ summaryDirectives: ['Keep ref ids', 'Name every file'], retainPrompt: 'List in <retain>:', retainDirectives: ['decisions'] }),
-      null,
-      '  focus on the migration  ',
-    );
+    const instruction = summaryInstruction({
+      config: config({ summaryDirectives: ['Keep ref ids', 'Name every file'], retainPrompt: 'List in <retain>:', retainDirectives: ['decisions'] }),
+      previousSummary: null,
+      instructions: '  focus on the migration  ',
+    });
     expect(instruction).toBe(
       [
         'Summarize.',
         '- Keep ref ids',
         '- Name every file',
+        '',
+        SECTIONS,
         '',
         'List in <retain>:',
         '- decisions',
@@ -68,7 +122,9 @@ describe('summaryInstruction', () => {
   });
 
   it('asks for <retain> with the default prompt when only retain directives are set', () => {
-    expect(summaryInstruction(config({ retainDirectives: ['refs'] }), null)).toBe(`Summarize.\n\n${DEFAULT_RETAIN_PROMPT}\n- refs`);
+    expect(summaryInstruction({ config: config({ retainDirectives: ['refs'] }), previousSummary: null })).toBe(
+      `Summarize.\n\n${SECTIONS}\n\n${DEFAULT_RETAIN_PROMPT}\n- refs`,
+    );
   });
 });
 
@@ -169,7 +225,7 @@ describe('buildSummarizerRequest', () => {
       messages: [
         { role: 'user', content: 'fix the bug' },
         { role: 'assistant', content: 'fixed' },
-        { role: 'user', content: 'Summarize.' },
+        { role: 'user', content: `Summarize.\n\n${SECTIONS}` },
       ],
       maxOutputTokens: 4_000,
     });
@@ -183,7 +239,7 @@ describe('buildSummarizerRequest', () => {
       sessionSystem: 'ignored',
     });
     expect(request.system).toBe(OPENCODE_SYSTEM_PROMPT);
-    expect(request.messages).toEqual([{ role: 'user', content: 'fix the bug\n\n---\n\nSummarize.' }]);
+    expect(request.messages).toEqual([{ role: 'user', content: `fix the bug\n\n---\n\nSummarize.\n\n${SECTIONS}` }]);
   });
 });
 

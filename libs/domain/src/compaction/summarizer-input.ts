@@ -2,13 +2,15 @@
  * The summarizer call as a provider-neutral request: the head as plain
  * user/assistant turns, then the instruction (DESIGN.md section 6).
  */
-import type { FilePart, Message, Part, ToolResultPart } from '../events';
+import type { FilePart, Message, Part, Pin, ToolResultPart } from '../events';
 import type { CompactionConfig } from '../config/types';
 import { clipRunes } from '../prune/clip-runes';
 import { inputText } from '../prune/estimate-tokens';
 import type { ToolOutputs } from './head-record';
 import { digestToolOutput, isToolOutputDigest } from './output-digest';
-import { DEFAULT_RETAIN_PROMPT, previousSummaryAnchor } from './prompts';
+import { DEFAULT_RETAIN_PROMPT, pinnedContextNote, previousSummaryAnchor, sectionsInstruction } from './prompts';
+import type { SummaryRecord } from './summary-record';
+import { renderRecord, templateForStrategy } from './summary-template';
 
 export interface SummarizerMessage {
   role: 'user' | 'assistant';
@@ -22,12 +24,20 @@ export interface SummarizerRequest {
   maxOutputTokens: number;
 }
 
-export interface SummarizerInput {
-  head: readonly Message[];
-  previousSummary: string | null;
+/** What the final instruction is made of. */
+export interface InstructionInput {
   config: CompactionConfig;
+  previousSummary: string | null;
+  /** The previous pivot's record: the model updates it, in the template's sections, rather than the rendered text. */
+  previousRecord?: SummaryRecord | null;
+  /** The pins in force: the model is told they stay beside the summary verbatim. */
+  pins?: readonly Pin[];
   /** The marker's additive instructions for this compaction. */
   instructions?: string | null;
+}
+
+export interface SummarizerInput extends InstructionInput {
+  head: readonly Message[];
   /** The session's system prompt, used when the config names no summarizer system prompt. */
   sessionSystem?: string | null;
   /** Full tool outputs (tool-output cache) by call id or ref id: their error and last lines join the clipped view. */
@@ -130,19 +140,23 @@ const withBullets = (text: string, bullets: readonly string[]) =>
 
 /**
  * The final instruction: OpenCode's update anchor around the previous
- * summary, the summary prompt with its directives as bullets, the `<retain>`
- * request when configured, then this request's own instructions.
+ * summary (the previous record rendered in this strategy's template when the
+ * pivot stored one), the summary prompt with its directives as bullets, the
+ * sections the record has (so an LLM summary and the built-in one share
+ * them), the `<retain>` request when configured, the pins, then this
+ * request's own instructions.
  */
-export function summaryInstruction(
-  config: CompactionConfig,
-  previousSummary: string | null,
-  instructions?: string | null,
-): string {
+export function summaryInstruction(input: InstructionInput): string {
+  const { config, previousRecord, pins = [], instructions } = input;
+  const template = templateForStrategy(config.strategy);
+  const previous = previousRecord ? renderRecord(previousRecord, template) : input.previousSummary;
   const retainPrompt = config.retainPrompt ?? (config.retainDirectives.length > 0 ? DEFAULT_RETAIN_PROMPT : null);
   return [
-    previousSummary ? previousSummaryAnchor(previousSummary) : null,
+    previous ? previousSummaryAnchor(previous) : null,
     withBullets(config.summaryPrompt, config.summaryDirectives),
+    sectionsInstruction(template),
     retainPrompt ? withBullets(retainPrompt, config.retainDirectives) : null,
+    pins.length > 0 ? pinnedContextNote(pins.map((pin) => pin.text)) : null,
     instructions?.trim() ? `Additional instructions for this summary:\n${instructions.trim()}` : null,
   ]
     .filter((block): block is string => block !== null)
@@ -152,7 +166,7 @@ export function summaryInstruction(
 export function buildSummarizerRequest(input: SummarizerInput): SummarizerRequest {
   const { config } = input;
   const messages = formatHeadForSummarizer(input.head, config.toolResultClipRunes, input.outputs);
-  const instruction = summaryInstruction(config, input.previousSummary, input.instructions);
+  const instruction = summaryInstruction(input);
   const last = messages[messages.length - 1];
   if (last?.role === 'user') last.content += `\n\n---\n\n${instruction}`;
   else messages.push({ role: 'user', content: instruction });

@@ -3,7 +3,7 @@ import type { StoredEvent } from '../events';
 import { deriveCompactionState } from './decide';
 import { evaluateOverflow, OverflowEvaluation } from './overflow-policy';
 import { eventLog } from './testing/event-log';
-import { compactionFactsOf, decideTrigger, markerEvent } from './trigger';
+import { compactionFactsOf, decideTrigger, growthThresholdAfterCheck, markerEvent } from './trigger';
 
 const config = PRESETS['spec-000'].compaction;
 const limits = { context: 10_000, output: 1_000 };
@@ -104,6 +104,49 @@ describe('decideTrigger', () => {
     });
   });
 
+  describe('given a batch that only grows the view (issue 12: not only step.finished triggers)', () => {
+    it('when a client appends tool results past the threshold without a step, then a marker opens', () => {
+      const log = eventLog();
+      log.user('a');
+      log.tool('bash', { output: 'x'.repeat(40_000) });
+      expect(decideTrigger({ batch: log.events.slice(1), evaluation: evaluation(10_100), state: stateOf(log.events) })).toEqual({
+        action: 'request',
+        reason: 'threshold',
+      });
+    });
+
+    it('when a pin takes the view past the threshold, then a marker opens too', () => {
+      const log = eventLog();
+      log.user('a').append('pin.added', { pinId: 'p1', text: 'x' });
+      expect(decideTrigger({ batch: log.events.slice(1), evaluation: evaluation(8_000), state: stateOf(log.events) }).action).toBe('request');
+    });
+
+    it('when a marker is pending, then it is left alone: only steps enqueue its job again', () => {
+      const log = eventLog();
+      log.user('a');
+      const marker = log.marker();
+      log.user('b');
+      const state = stateOf(log.events);
+      expect(decideTrigger({ batch: log.events.slice(-1), evaluation: evaluation(9_500), state })).toEqual({ action: 'none', why: 'pending' });
+      expect(state.pendingMarkerSeq).toBe(marker);
+    });
+  });
+
+  it('given a late step (measured before the pivot, appended after it) with a large usage, then the view it reports is not over: no second compaction', () => {
+    // The view's figure (evaluation) comes from composeSessionView, which ignores the stale usage; see view/tokens.spec.
+    const log = eventLog();
+    log.user('a').assistant('b');
+    const marker = log.marker();
+    const pivot = completed(log, marker, marker, { before: 9_000, after: 2_000 });
+    log.assistant('late reply').step(9_000);
+    const window = log.events.filter((event) => event.seq > marker);
+    expect(decideTrigger({ batch: log.events.slice(-1), evaluation: evaluation(2_100), state: stateOf(window, pivot) })).toEqual({
+      action: 'none',
+      why: 'no_trigger',
+    });
+    expect(compactionFactsOf({ pivot, events: window }).firstTokensAfter).toBeNull();
+  });
+
   it("enqueues a client's own marker", () => {
     const log = eventLog();
     log.user('a');
@@ -132,6 +175,45 @@ describe('decideTrigger', () => {
     log.user('a').append('context.overflowed', {});
     const disabled = evaluateOverflow({ tokens: { total: 100 }, limits, config: { ...config, enabled: false } });
     expect(decideTrigger({ batch: log.events, evaluation: disabled, state: stateOf(log.events) }).action).toBe('none');
+  });
+});
+
+describe('growthThresholdAfterCheck (what the append path compares its bound of the view with until something else is appended)', () => {
+  const check = (events: StoredEvent[], pivot: StoredEvent<'compaction.completed'> | null, tokens: number) => {
+    const facts = compactionFactsOf({ pivot, events });
+    const state = deriveCompactionState(facts, { running: false, loopGuardRatio: 0.95, view: { tokens, usable: 10_000 } });
+    return growthThresholdAfterCheck({ threshold: 8_000, facts, state, loopGuardRatio: 0.95, usable: 10_000 });
+  };
+
+  it('given nothing pending and no loop guard, then the trigger threshold', () => {
+    const log = eventLog();
+    log.user('a').step(1_000);
+    expect(check(log.events, null, 1_000)).toBe(8_000);
+  });
+
+  it('given a pending marker, then growth alone can open nothing: only the worker closing it (another writer) changes that', () => {
+    const log = eventLog();
+    log.user('a');
+    log.marker();
+    expect(check(log.events, null, 9_000)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('given the loop guard holding, then the larger of the threshold and its re-arm figure', () => {
+    const log = eventLog();
+    log.user('a').assistant('b');
+    const marker = log.marker();
+    const pivot = completed(log, marker, marker, { before: 9_000, after: 8_900 });
+    log.user('c').step(8_950);
+    const window = log.events.filter((event) => event.seq > marker);
+    expect(check(window, pivot, 8_950)).toBe(8_950 + 1_000);
+  });
+
+  it('given a trigger that counts messages, then always a check', () => {
+    const log = eventLog();
+    log.user('a');
+    const facts = compactionFactsOf({ pivot: null, events: log.events });
+    const state = deriveCompactionState(facts, { running: false, loopGuardRatio: 0.95 });
+    expect(growthThresholdAfterCheck({ threshold: null, facts, state, loopGuardRatio: 0.95, usable: null })).toBeNull();
   });
 });
 

@@ -5,10 +5,15 @@
  */
 import type { CompactionReason, NewEvent, StoredEvent } from '../events';
 import { CompactionFacts, CompactionState, evolveCompactionFacts, INITIAL_COMPACTION_FACTS } from './decide';
-import { compactionReasonFor, OverflowEvaluation } from './overflow-policy';
+import { compactionReasonFor, loopGuardHold, OverflowEvaluation, VIEW_GROWTH_TYPES } from './overflow-policy';
 
 /** Event types after which the append path looks at compaction at all; other batches skip it. */
-export const COMPACTION_TRIGGER_TYPES: ReadonlySet<string> = new Set(['step.finished', 'context.overflowed', 'compaction.requested']);
+export const COMPACTION_TRIGGER_TYPES: ReadonlySet<string> = new Set(['step.finished', 'context.overflowed', 'compaction.requested', ...VIEW_GROWTH_TYPES]);
+
+/** Whether the batch's only triggers are appends that grow the view (a bound of the view can then spare the window read). */
+export function growsViewOnly(events: ReadonlyArray<{ type: string }>): boolean {
+  return events.every((event) => VIEW_GROWTH_TYPES.has(event.type) || !COMPACTION_TRIGGER_TYPES.has(event.type));
+}
 
 /**
  * The facts of a window read (the pivot and the events after its
@@ -46,14 +51,16 @@ export type TriggerDecision =
   | { action: 'enqueue'; markerSeq: number }
   /** A marker is already pending: join it (one marker, OpenCode); its job may be enqueued again. */
   | { action: 'join'; markerSeq: number }
-  | { action: 'none'; why: 'no_trigger' | 'suppressed' };
+  /** `pending`: over the threshold by growth alone while a marker is pending; its job is enqueued again by steps, not by every message. */
+  | { action: 'none'; why: 'no_trigger' | 'suppressed' | 'pending' };
 
 /**
  * After a batch that holds a trigger type. A client's compaction.requested
  * in the batch is the pending marker and only needs its job; otherwise the
  * strongest reason any of the batch's events gives (overflow, finish_length,
- * threshold over the view after the batch) opens a marker, unless one is
- * pending (join) or the loop guard suspended automatic compaction.
+ * threshold over the view after the batch, after a step or an append that
+ * grows the view) opens a marker, unless one is pending (join) or the loop
+ * guard suspended automatic compaction.
  */
 export function decideTrigger(input: {
   /** The batch with the seqs it was stored at. */
@@ -68,9 +75,34 @@ export function decideTrigger(input: {
   const reasons = new Set(batch.map((event) => compactionReasonFor(event, evaluation)));
   const reason = REASON_PRIORITY.find((candidate) => reasons.has(candidate));
   if (!reason) return { action: 'none', why: 'no_trigger' };
-  if (state.pendingMarkerSeq !== null) return { action: 'join', markerSeq: state.pendingMarkerSeq };
+  if (state.pendingMarkerSeq !== null) {
+    return growsViewOnly(batch) ? { action: 'none', why: 'pending' } : { action: 'join', markerSeq: state.pendingMarkerSeq };
+  }
   if (state.suppressedReason !== null) return { action: 'none', why: 'suppressed' };
   return { action: 'request', reason };
+}
+
+/**
+ * The figure growth alone must bring the view to before it can open a
+ * marker, as of a check that found `state`: none while a marker is pending
+ * (growth joins it, and it closes only by the worker's event), at least the
+ * loop guard's re-arm figure while the guard holds, else the trigger's
+ * growthThreshold. What the append path compares its bound of the view with
+ * until something else is appended.
+ */
+export function growthThresholdAfterCheck(input: {
+  threshold: number | null;
+  facts: CompactionFacts;
+  state: CompactionState;
+  loopGuardRatio: number;
+  usable: number | null;
+}): number | null {
+  const { threshold, facts, state } = input;
+  if (threshold === null) return null;
+  if (state.pendingMarkerSeq !== null) return Number.POSITIVE_INFINITY;
+  if (state.suppressedReason === null) return threshold;
+  const hold = loopGuardHold(facts.latestCompletion, facts.firstTokensAfter, input.loopGuardRatio, input.usable);
+  return Math.max(threshold, hold?.resumesAt ?? Number.POSITIVE_INFINITY);
 }
 
 /** The marker the service appends; its id derives from its seq (the head + 1 under the session lock). */

@@ -187,6 +187,15 @@ describe('validateSessionConfigInput', () => {
     expect(issuesOf({ compaction: { todoTools: [1] } })).toEqual([{ path: 'compaction.todoTools[0]', code: 'wrong_type' }]);
   });
 
+  it('accepts the pin budget (issue 12) as a non-negative integer of tokens, and resolves it per session', () => {
+    expect(issuesOf({ pins: { maxTokens: 0 } })).toEqual([]);
+    expect(issuesOf({ pins: { maxTokens: -1 } })).toEqual([{ path: 'pins.maxTokens', code: 'out_of_range' }]);
+    expect(issuesOf({ pins: { maxTokens: 1.5 } })).toEqual([{ path: 'pins.maxTokens', code: 'not_integer' }]);
+    expect(issuesOf({ pins: { max: 1 } })).toEqual([{ path: 'pins.max', code: 'unknown_key' }]);
+    expect(resolveSessionConfig('codex', { pins: { maxTokens: 8_000 } }, { pins: { maxTokens: 500 } }).pins).toEqual({ maxTokens: 500 });
+    expect(resolveSessionConfig('opencode').pins).toEqual({ maxTokens: 4_000 });
+  });
+
   it('reports every issue at once', () => {
     expect(issuesOf({ prune: { enabled: 1, keep: { type: 'input_tokens' } }, archive: { strategy: 'x' } })).toEqual([
       { path: 'prune.enabled', code: 'wrong_type' },

@@ -17,6 +17,7 @@ import {
 } from '../compaction/prompts';
 import {
   CompactionConfig,
+  PinsConfig,
   PresetName,
   PruneConfig,
   SessionConfig,
@@ -108,6 +109,9 @@ const TOOL_OUTPUT_DEFAULTS: ToolOutputConfig = {
   truncation: null,
 };
 
+/** No system we compare with has pins: one budget for every preset, small beside any window. */
+const PINS_DEFAULTS: PinsConfig = { maxTokens: 4_000 };
+
 export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
   opencode: {
     preset: 'opencode',
@@ -126,6 +130,7 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     archive: ARCHIVE_OFF,
     // OpenCode's write-time truncation keeps the head (2,000 lines / 50 KB).
     toolOutput: { ...TOOL_OUTPUT_DEFAULTS, mode: 'head' },
+    pins: PINS_DEFAULTS,
   },
   codex: {
     preset: 'codex',
@@ -142,6 +147,7 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     prune: pruneFor('codex', ['skill', 'manage_todo_list']),
     archive: ARCHIVE_OFF,
     toolOutput: { ...TOOL_OUTPUT_DEFAULTS, truncation: { tokens: 10_000 } },
+    pins: PINS_DEFAULTS,
   },
   'spec-000': {
     preset: 'spec-000',
@@ -159,6 +165,7 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     archive: ARCHIVE_OFF,
     // Seed 000 stops the in-context view at maxMessageBytes (head) and trims old outputs at view time.
     toolOutput: { ...TOOL_OUTPUT_DEFAULTS, mode: 'head', viewTrim: true },
+    pins: PINS_DEFAULTS,
   },
   'spec-001': {
     preset: 'spec-001',
@@ -176,6 +183,7 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     prune: pruneFor('spec-001', ['skill', 'manage_todo_list']),
     archive: { ...ARCHIVE_OFF, enabled: true },
     toolOutput: TOOL_OUTPUT_DEFAULTS,
+    pins: PINS_DEFAULTS,
   },
   'spec-003': {
     preset: 'spec-003',
@@ -195,5 +203,6 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     prune: pruneFor('spec-003', ['skill', 'manage_todo_list']),
     archive: ARCHIVE_OFF,
     toolOutput: TOOL_OUTPUT_DEFAULTS,
+    pins: PINS_DEFAULTS,
   },
 };

@@ -137,6 +137,7 @@ export const SESSION_CONFIG_SCHEMA: FieldSchema = object({
     mode: oneOf(['head_tail', 'head']),
     truncation: nullable({ kind: 'oneKey', keys: { tokens: int(0, TOKENS), bytes: int(0, 1024 * 1024 * 1024) } }),
   }),
+  pins: object({ maxTokens: int(0, TOKENS) }),
 });
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

@@ -141,6 +141,12 @@ export interface ToolOutputConfig {
   truncation: TruncationPolicy | null;
 }
 
+/** Pinned context (POST .../pins): shown verbatim after the pivot's prefix, never summarized. */
+export interface PinsConfig {
+  /** What all pins of a session may hold together (the session model's tokenizer); a pin beyond it is refused (413). */
+  maxTokens: number;
+}
+
 export interface SessionConfig {
   preset: PresetName;
   /** Overrides of the model registry's limits (absent = the registry's figure). */
@@ -149,6 +155,7 @@ export interface SessionConfig {
   prune: PruneConfig;
   archive: ArchiveOptions;
   toolOutput: ToolOutputConfig;
+  pins: PinsConfig;
 }
 
 /** A patch: any subset; a tagged object (trigger) names its type; `null` on a limits field drops that override. */
@@ -167,4 +174,5 @@ export interface SessionConfigInput {
   prune?: ConfigPatch<PruneConfig>;
   archive?: ConfigPatch<ArchiveOptions>;
   toolOutput?: ConfigPatch<ToolOutputConfig>;
+  pins?: ConfigPatch<PinsConfig>;
 }

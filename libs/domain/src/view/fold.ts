@@ -1,6 +1,7 @@
 import { Message, Part, StoredEvent, ToolResultPart } from '../events';
 import { CLEARED_TOOL_INPUT, prunedPlaceholder } from '../placeholders';
 import { ViewEntry } from './types';
+import { MeasuredUsage, requestPointAfter, usageMeasuredSeq } from './usage-measure';
 
 /** The window folded: visible messages with prune and archive applied, plus what token accounting needs. */
 export interface WindowFold {
@@ -9,8 +10,8 @@ export interface WindowFold {
   prunedCallIds: ReadonlyMap<string, boolean>;
   /** The newest turn.aborted (0 if none): calls before it are aborted, not pending. */
   lastAbortSeq: number;
-  /** The newest step.finished of the window. */
-  lastUsage: StoredEvent<'step.finished'> | null;
+  /** The newest step.finished of the window, with the seq of the view it measured. */
+  lastUsage: MeasuredUsage | null;
   /** The newest prune or archive: usage reported before it counted outputs the view no longer shows. */
   lastRewriteSeq: number;
 }
@@ -33,8 +34,9 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
   const pruned = new Map<string, boolean>();
   const archived = new Set<string>();
   let lastAbortSeq = 0;
-  let lastUsage: StoredEvent<'step.finished'> | null = null;
+  let lastUsage: MeasuredUsage | null = null;
   let lastRewriteSeq = 0;
+  let requestPoint = 0;
 
   const show = (message: Message | null, seq: number, tokens: number) => {
     // Archive events store 0 when they carry no digest; 0 also means "not computed".
@@ -59,7 +61,7 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
         lastAbortSeq = event.seq;
         break;
       case 'step.finished':
-        lastUsage = event;
+        lastUsage = { step: event, measuredSeq: usageMeasuredSeq(event, requestPoint) };
         break;
       case 'session.created':
       case 'context.overflowed':
@@ -67,12 +69,16 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
       case 'compaction.completed':
       case 'compaction.failed':
       case 'session.config_changed':
+      // Pins are folded apart (foldPins): the view shows them after the prefix, not in the window's order.
+      case 'pin.added':
+      case 'pin.removed':
         break;
       default: {
         // Exhaustive at compile time; at run time a type from a newer deploy (rolling upgrade) is skipped, not fatal.
         const _newer: never = event;
       }
     }
+    requestPoint = requestPointAfter(requestPoint, event);
   }
 
   const rewrite = (part: Part) => rewritePart(part, pruned, archived);

@@ -1,5 +1,6 @@
 export type {
   BuildModelViewInput,
+  IgnoredUsage,
   ModelView,
   PairRepairs,
   PendingMode,
@@ -15,7 +16,9 @@ export { normalizePairs } from './normalize';
 export type { NormalizedView, NormalizeOptions } from './normalize';
 export { defaultContextBudgetTokens, toolOutputTokens, trimToolOutputs } from './trim';
 export type { TrimmedView } from './trim';
-export { usageTotal, viewTokens } from './tokens';
+export { USAGE_TRUST_FACTOR, usageTotal, viewTokenBound, viewTokens } from './tokens';
+export { requestPointAfter, usageMeasuredSeq } from './usage-measure';
+export type { MeasuredUsage } from './usage-measure';
 export type { ViewTokensInput } from './tokens';
 export * from './render';
 export * from './validate';

@@ -1,4 +1,5 @@
 import { isEventOfType, StoredEvent } from '../events';
+import { foldPins, pinnedContextMessage } from '../pins/pins';
 import { foldWindow, isAgentVisible } from './fold';
 import { normalizePairs } from './normalize';
 import { viewTokens } from './tokens';
@@ -6,19 +7,23 @@ import { trimToolOutputs } from './trim';
 import { BuildModelViewInput, ModelView, ViewEntry } from './types';
 
 /**
- * The model view (DESIGN 5): system prompt, the latest pivot's prefix, then
- * the window (events after its coveredThroughSeq) folded, pair-normalized and
- * trimmed. Cost follows the window, not the history.
+ * The model view (DESIGN 5): system prompt, the latest pivot's prefix, the
+ * pinned context, then the window (events after its coveredThroughSeq)
+ * folded, pair-normalized and trimmed. Cost follows the window, not the history.
  */
 export function buildModelView(input: BuildModelViewInput): ModelView {
   const { pivot, options } = input;
   const coveredThroughSeq = pivot?.data.coveredThroughSeq ?? 0;
-  const window = foldWindow(input.events.filter((event) => event.seq > coveredThroughSeq));
+  const events = input.events.filter((event) => event.seq > coveredThroughSeq);
+  const window = foldWindow(events);
   const prefix: ViewEntry[] = (pivot?.data.prefix ?? [])
     .filter(isAgentVisible)
     .map((message) => ({ message, seq: coveredThroughSeq, origin: 'prefix' as const }));
+  const pins = foldPins(pivot?.data.pins ?? [], events);
+  const pinned = pinnedContextMessage(pins);
+  const pinnedEntry: ViewEntry[] = pinned ? [{ message: pinned, seq: Math.max(coveredThroughSeq, ...pins.map((pin) => pin.seq)), origin: 'pins' }] : [];
 
-  const normalized = normalizePairs([...prefix, ...window.entries], {
+  const normalized = normalizePairs([...prefix, ...pinnedEntry, ...window.entries], {
     pending: options.pending ?? 'abort',
     lastAbortSeq: window.lastAbortSeq,
   });

@@ -1,6 +1,7 @@
 import { estimateMessageTokens } from '../models';
 import { prunedPlaceholder } from '../placeholders';
 import { viewAt } from './model-view';
+import { viewTokenBound } from './tokens';
 import {
   archived,
   assistant,
@@ -22,34 +23,61 @@ import {
 const options = { contextBudgetTokens: 60_000 };
 const storedTokens = (drafts: EventDraft[]) => storeEvents(drafts).reduce((sum, event) => sum + event.tokens, 0);
 
+/** The view's own estimate of these events, without any usage: what a trusted usage must be near. */
+const estimateOf = (drafts: EventDraft[]) => viewOf(drafts).tokens.estimated;
+
 describe('view tokens', () => {
   const conversation = [user('u1', 'x'.repeat(400)), assistant('a1', 'y'.repeat(200))];
 
   it('without usage, estimates the whole view: system prompt plus stored message estimates', () => {
     const view = viewOf(conversation, { system: 'z'.repeat(40) });
-    expect(view.tokens).toEqual({ estimated: 10 + 150, basis: 'estimate', usageSeq: null, usageTokens: 0, estimatedTokens: 160 });
+    expect(view.tokens).toEqual({ estimated: 160, basis: 'estimate', usageSeq: null, usageTokens: 0, estimatedTokens: 160, wholeEstimate: 160, ignoredUsage: null });
   });
 
   it("takes the caller's system prompt estimate when given", () => {
     expect(viewOf(conversation, { system: 'z'.repeat(40), systemTokens: 7 }).tokens.estimated).toBe(157);
   });
 
-  it('is the usage total when the usage is the newest thing', () => {
-    const view = viewOf([...conversation, usage(1_000, 50, { creation: 200, read: 300 })]);
-    expect(view.tokens).toEqual({ estimated: 1_550, basis: 'usage+estimate', usageSeq: 3, usageTokens: 1_550, estimatedTokens: 0 });
+  it('is the usage total (input, output and both cache figures) when the usage is the newest thing', () => {
+    const view = viewOf([...conversation, usage(60, 40, { creation: 20, read: 30 })]);
+    expect(view.tokens).toEqual({ estimated: 150, basis: 'usage+estimate', usageSeq: 3, usageTokens: 150, estimatedTokens: 0, wholeEstimate: 150, ignoredUsage: null });
   });
 
   it('adds the stored estimates of every message after the usage', () => {
+    const before = [user('u1', 'go '.repeat(100)), assistant('a1', call('c1'))];
     const later = [tool('t1', result('c1', 'w'.repeat(80))), user('u2', 'v'.repeat(40))];
-    const view = viewOf([user('u1', 'go'), assistant('a1', call('c1')), usage(1_000, 50), ...later]);
+    const view = viewOf([...before, usage(storedTokens(before), 0), ...later]);
     expect(view.tokens.basis).toBe('usage+estimate');
     expect(view.tokens.estimatedTokens).toBe(storedTokens(later));
-    expect(view.tokens.estimated).toBe(1_050 + storedTokens(later));
+    expect(view.tokens.estimated).toBe(storedTokens(before) + storedTokens(later));
+  });
+
+  it('bounds the figure now and after a rewrite that turns a trusted usage stale: the larger of the figure and the whole estimate', () => {
+    const trustedLow = viewOf([...conversation, usage(100, 0)]).tokens;
+    expect(trustedLow).toMatchObject({ basis: 'usage+estimate', estimated: 100, wholeEstimate: 150 });
+    expect(viewTokenBound(trustedLow)).toBe(150);
+    expect(viewTokenBound(viewOf([...conversation, usage(280, 0)]).tokens)).toBe(280);
   });
 
   it('uses the stored figure of a logged message instead of re-estimating it', () => {
     const events = storeEvents([user('u1', 'short')]).map((event) => ({ ...event, tokens: 999 }));
     expect(viewAt(events, 1, { model: TEST_MODEL, options }).tokens.estimated).toBe(999);
+  });
+
+  describe('given a usage more than 2x away from the view\'s own estimate of what it measured', () => {
+    it('when it is over twice the estimate (tools the log never sees), then it is recorded but the figure is the estimate', () => {
+      const view = viewOf([...conversation, usage(301, 0)]);
+      expect(view.tokens).toMatchObject({ basis: 'estimate', estimated: 150, ignoredUsage: { seq: 3, tokens: 301, reason: 'disagrees' } });
+    });
+
+    it('when it is under half the estimate, then likewise', () => {
+      expect(viewOf([...conversation, usage(74, 0)]).tokens).toMatchObject({ basis: 'estimate', ignoredUsage: { reason: 'disagrees' } });
+    });
+
+    it('when it is within 2x either way, then it is trusted', () => {
+      expect(viewOf([...conversation, usage(300, 0)]).tokens).toMatchObject({ basis: 'usage+estimate', estimated: 300, ignoredUsage: null });
+      expect(viewOf([...conversation, usage(75, 0)]).tokens).toMatchObject({ basis: 'usage+estimate', estimated: 75 });
+    });
   });
 
   it('distrusts usage reported before the pivot: the prefix replaced what it measured', () => {
@@ -58,10 +86,39 @@ describe('view tokens', () => {
     expect(view.tokens).toMatchObject({ basis: 'estimate', estimated: 10 + 10 });
   });
 
-  it('trusts usage reported after the pivot', () => {
+  it('trusts usage reported after the pivot, on a context read after it', () => {
+    const summary = msg('p1', 'user', [text('summary '.repeat(20))]);
+    const window = [user('u1', 'old'), compacted(1, [summary]), user('u2', 'new '.repeat(20))];
+    const view = viewOf([...window, usage(estimateOf(window), 30)]);
+    expect(view.tokens).toMatchObject({ basis: 'usage+estimate', estimated: estimateOf(window) + 30, usageSeq: 4 });
+  });
+
+  describe('given a step appended after the pivot, with no message of the client between them (issue 12: a late step.finished)', () => {
     const summary = msg('p1', 'user', [text('summary')]);
-    const view = viewOf([user('u1', 'old'), compacted(1, [summary]), user('u2', 'new'), usage(700, 30)]);
-    expect(view.tokens).toMatchObject({ basis: 'usage+estimate', estimated: 730, usageSeq: 4 });
+    const tail = [user('u1', 'kept turn '.repeat(30)), assistant('a1', 'answer '.repeat(30))];
+    const beforePivot = [user('u0', 'old turn '.repeat(400)), ...tail];
+
+    it('when it carries no contextSeq, then it measured the context the client read before the pivot: stale', () => {
+      const view = viewOf([...beforePivot, compacted(1, [summary]), assistant('a2', 'late reply'), usage(2_000, 50)]);
+      expect(view.tokens).toMatchObject({ basis: 'estimate', ignoredUsage: { seq: 6, reason: 'stale' } });
+    });
+
+    it("when the service's auto-continue message came after the pivot, then that is no read of the client either", () => {
+      const autoContinue = user('cmp-4-continue', 'Continue.', { userVisible: false, kind: 'auto_continue' });
+      const view = viewOf([...beforePivot, compacted(1, [summary]), autoContinue, usage(2_000, 50)]);
+      expect(view.tokens.ignoredUsage).toMatchObject({ reason: 'stale' });
+    });
+
+    it('when its contextSeq is at or after the pivot, then it measured the new context: trusted', () => {
+      const window = [...beforePivot, compacted(1, [summary])];
+      const view = viewOf([...window, usage(estimateOf(window), 0, {}, 4)]);
+      expect(view.tokens).toMatchObject({ basis: 'usage+estimate', usageSeq: 5, ignoredUsage: null });
+    });
+
+    it('when its contextSeq is before the pivot, then stale even after a message of the client', () => {
+      const window = [...beforePivot, compacted(1, [summary]), user('u2', 'more')];
+      expect(viewOf([...window, usage(estimateOf(window), 0, {}, 3)]).tokens.ignoredUsage).toMatchObject({ reason: 'stale' });
+    });
   });
 
   it('distrusts usage reported before a prune, and estimates placeholders now', () => {
@@ -76,8 +133,8 @@ describe('view tokens', () => {
     expect(view.tokens).toMatchObject({ basis: 'estimate', estimated: 0 });
   });
 
-  it('trusts usage reported after the latest prune', () => {
-    const view = viewOf([assistant('a1', call('c1')), tool('t1', result('c1')), pruned(['c1']), usage(300, 10)]);
-    expect(view.tokens).toMatchObject({ basis: 'usage+estimate', estimated: 310 });
+  it('trusts usage measured after the latest prune', () => {
+    const window = [assistant('a1', call('c1')), tool('t1', result('c1')), pruned(['c1']), user('u2', 'next')];
+    expect(viewOf([...window, usage(estimateOf(window), 10)]).tokens).toMatchObject({ basis: 'usage+estimate', estimated: estimateOf(window) + 10 });
   });
 });

@@ -29,12 +29,14 @@ export interface ViewEntry {
   message: Message;
   /**
    * Where the entry sits in the log: its event's seq; for prefix messages the
-   * pivot's coveredThroughSeq; for synthetic results their call's seq.
+   * pivot's coveredThroughSeq; for the pins the newest pin.added (the
+   * coveredThroughSeq when the pivot carried them all); for synthetic
+   * results their call's seq.
    */
   seq: number;
   /** The stored estimate, kept only while the message is exactly as logged. */
   tokens?: number;
-  origin: 'prefix' | 'log' | 'synthetic';
+  origin: 'prefix' | 'pins' | 'log' | 'synthetic';
 }
 
 export interface PendingToolCall {
@@ -63,6 +65,18 @@ export interface ViewTokens {
   usageTokens: number;
   /** The estimated part of `estimated`. */
   estimatedTokens: number;
+  /** The estimate of the whole view whatever the basis: what the figure falls back to when the usage stops being trusted. */
+  wholeEstimate: number;
+  /** The newest step's usage when it was recorded but not trusted, and why; null when trusted or absent. */
+  ignoredUsage: IgnoredUsage | null;
+}
+
+export interface IgnoredUsage {
+  /** The step.finished. */
+  seq: number;
+  tokens: number;
+  /** `stale`: it measured the view before the latest pivot, prune or archive; `disagrees`: more than 2x away from the view's estimate. */
+  reason: 'stale' | 'disagrees';
 }
 
 export interface ModelView {

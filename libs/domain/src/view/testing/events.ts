@@ -55,7 +55,7 @@ export const tool = (id: string, ...results: ToolResultPart[]) => added(msg(id, 
 export const hidden = (message: Message): EventDraft =>
   added({ ...message, metadata: { ...message.metadata, agentVisible: false } });
 
-export const usage = (input: number, output: number, cache: { creation?: number; read?: number } = {}): EventDraft => ({
+export const usage = (input: number, output: number, cache: { creation?: number; read?: number } = {}, contextSeq?: number): EventDraft => ({
   type: 'step.finished',
   data: {
     usage: {
@@ -64,8 +64,12 @@ export const usage = (input: number, output: number, cache: { creation?: number;
       cache_creation_tokens: cache.creation ?? 0,
       cache_read_tokens: cache.read ?? 0,
     },
+    ...(contextSeq !== undefined ? { contextSeq } : {}),
   },
 });
+
+export const pinned = (pinId: string, body: string): EventDraft => ({ type: 'pin.added', data: { pinId, text: body } });
+export const unpinned = (pinId: string): EventDraft => ({ type: 'pin.removed', data: { pinId } });
 
 export const aborted = (): EventDraft => ({ type: 'turn.aborted', data: { reason: 'user' } });
 

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+
+/** Sessions remembered per API process; the oldest entry goes first beyond it (about 100 bytes each). */
+const MAX_SESSIONS = 50_000;
+
+export interface ViewBound {
+  /** The seq the bound holds at. */
+  seq: number;
+  /** An upper bound of the view's figure at that seq, and after any rewrite of it (viewTokenBound). */
+  tokens: number;
+  /** The session's growthThreshold when the bound was taken (a session config change is an event, so it moves `seq`). */
+  threshold: number | null;
+  /** The session's creation: a session deleted and created again under the same id starts afresh. */
+  createdAt: Date;
+}
+
+/**
+ * Per API process, a hint: an upper bound of the view's figure of each
+ * session the append trigger checked lately. An append that only grows the
+ * view adds its own stored tokens when nothing else was appended since (no
+ * query), or what was stored since (one small query); a miss (another
+ * replica served the session, a restart, an eviction) reads the window once.
+ * A bound stays an upper bound whatever any replica or the worker appends
+ * meanwhile (boundAfterGrowth), so replicas need not share it.
+ */
+@Injectable()
+export class ViewBounds {
+  private readonly bounds = new Map<string, ViewBound>();
+
+  get(tenantId: string, sessionId: string): ViewBound | undefined {
+    return this.bounds.get(keyOf(tenantId, sessionId));
+  }
+
+  set(tenantId: string, sessionId: string, bound: ViewBound): void {
+    const key = keyOf(tenantId, sessionId);
+    // Re-inserted, so Map order is the order of last use and the first key is the one to evict.
+    this.bounds.delete(key);
+    this.bounds.set(key, bound);
+    if (this.bounds.size > MAX_SESSIONS) this.bounds.delete(this.bounds.keys().next().value!);
+  }
+}
+
+const keyOf = (tenantId: string, sessionId: string) => `${tenantId}\u0000${sessionId}`;
