@@ -61,11 +61,13 @@ export class Agent {
     return res.body;
   }
 
-  /** One turn; the step reports the context's size as the provider would have counted it. Returns the step's append response. */
+  /** One turn; the step reports the context's size as the provider would have counted it. Returns the append response that reports the turn's marker, if any. */
   async turn(turn: number, options: { outputLines?: number; extraUsage?: number } = {}) {
-    await this.append(turnEvents(this.sessionId, turn, options.outputLines));
+    const messages = await this.append(turnEvents(this.sessionId, turn, options.outputLines));
     const { tokens } = await this.context();
-    return this.append([step(tokens.estimated + (options.extraUsage ?? 0))]);
+    const stepped = await this.append([step(tokens.estimated + (options.extraUsage ?? 0))]);
+    // The messages may have opened the marker themselves, and a quick worker may have closed it before the step.
+    return stepped.compaction?.pendingMarkerSeq || !messages.compaction?.pendingMarkerSeq ? stepped : messages;
   }
 
   /** Turns until a step's append reports a pending marker; returns it. */
