@@ -54,6 +54,8 @@ export interface TriggerResult {
   outbox: OutboxRow[];
   /** The marker pending after the batch, if any (the batch's, a new automatic one, or the one it joined). */
   pendingMarkerSeq: number | null;
+  /** Whether the batch's prune trigger row was written (PruneScheduler.afterStep enqueues it after commit). */
+  pruneScheduled?: boolean;
 }
 
 /** A batch just inserted: its first seq, its events, and their stored token estimates summed. */
@@ -105,10 +107,9 @@ export async function triggerAfterAppend(
     }),
     createdAt: read.session.createdAt,
   });
-  if (events.some((event) => event.type === 'step.finished') && maintenanceWanted(composed.config)) {
-    await insertOutbox(tx, [scheduledPruneMessage(tenantId, sessionId, result.headSeq)]);
-  }
-  return result;
+  const pruneScheduled = events.some((event) => event.type === 'step.finished') && maintenanceWanted(composed.config);
+  if (pruneScheduled) await insertOutbox(tx, [scheduledPruneMessage(tenantId, sessionId, result.headSeq)]);
+  return { ...result, pruneScheduled };
 }
 
 /**

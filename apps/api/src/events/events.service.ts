@@ -114,7 +114,7 @@ export class EventsService {
         const callIds = referencedCallIds(batch.events);
         const ledger = applyToolCallLedger(batch.events, callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : []);
         // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
-        // The session's settings, read at most once per append and only by the steps that need them.
+        // The session's settings, read only when the batch carries tool outputs that need them.
         let configs: Promise<SessionConfigs> | undefined;
         const configsOnce = () => (configs ??= readSessionConfigs(tx, sessionId).then((found) => found!));
         const stored = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, configsOnce);
@@ -131,7 +131,7 @@ export class EventsService {
         const trigger = await triggerAfterAppend(tx, tenantId, sessionId, appended, this.viewBounds);
         outbox.push(...(trigger?.outbox ?? []));
         const compaction = trigger?.pendingMarkerSeq ? { compaction: { pendingMarkerSeq: trigger.pendingMarkerSeq } } : {};
-        if (await this.pruneScheduler.wantedAfter(batch.events, configsOnce)) pruneAfterSeq = trigger?.headSeq ?? headSeq;
+        if (trigger?.pruneScheduled) pruneAfterSeq = trigger.headSeq;
         // After every write of the batch (events, inline tool outputs, a marker): over a quota, all of it rolls back.
         await this.tenantLimits.assertWithinQuotas(tx, options.quotas);
         return {

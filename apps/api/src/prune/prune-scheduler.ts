@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
-import { DomainError, maintenanceWanted, NewEvent, resolveSessionConfig } from '@app/domain';
-import { findSession, insertOutbox, OutboxMessage, SessionConfigs } from '@app/event-store';
+import { DomainError } from '@app/domain';
+import { findSession, insertOutbox, OutboxMessage } from '@app/event-store';
 import { JobDispatcher, JobName, OutboxRelay, PruneJobData, sessionJobId } from '@app/queue';
 
 const pruneMessage = (tenantId: string, sessionId: string, headSeq: number, discriminator: string | number): OutboxMessage => {
@@ -33,20 +33,6 @@ export class PruneScheduler {
     private readonly relay: OutboxRelay,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  /**
-   * In the append's transaction: whether the batch finishes a step of a
-   * session whose prune or archive can act (`configs` is read only then),
-   * the rule triggerAfterAppend wrote the trigger by. Every step, not only a
-   * turn's last: Anthropic's clearing and seed 001's archiving act between
-   * the steps of a turn, and OpenCode's protected turns keep a mid-turn run
-   * off the working set.
-   */
-  async wantedAfter(events: readonly NewEvent[], configs: () => Promise<SessionConfigs>): Promise<boolean> {
-    if (!events.some((event) => event.type === 'step.finished')) return false;
-    const { config, tenantConfig } = await configs();
-    return maintenanceWanted(resolveSessionConfig(null, tenantConfig, config));
-  }
 
   /**
    * After the append committed: its trigger enqueued `jobDelayMs` from now,
