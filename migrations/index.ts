@@ -9,6 +9,7 @@ import { TenantLimits1764500000000 } from './1764500000000-tenant-limits';
 import { JobFairness1764600000000 } from './1764600000000-job-fairness';
 import { OutboxRetention1764700000000 } from './1764700000000-outbox-retention';
 import { SessionSearch1764800000000 } from './1764800000000-session-search';
+import { PartitionedLog1765200000000 } from './1765200000000-partitioned-log';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -16,4 +17,5 @@ export const MIGRATIONS = [
   ConfigChanges1764100000000, JobReconciler1764300000000, UploadStaging1764400000000,
   TenantLimits1764500000000, JobFairness1764600000000, OutboxRetention1764700000000,
   SessionSearch1764800000000,
+  PartitionedLog1765200000000,
 ];

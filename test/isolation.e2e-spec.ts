@@ -309,7 +309,7 @@ describe('tenant isolation', () => {
       tenantTables = (
         await owner.query(
           `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+            WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
               AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped)
             ORDER BY 1`,
         )
@@ -349,6 +349,19 @@ describe('tenant isolation', () => {
         [tenantTables],
       );
       expect(rows).toEqual(tenantTables.map((relname) => ({ relname, relrowsecurity: true, relforcerowsecurity: true })));
+    });
+
+    it('partitions of the log and the tool-output cache are reachable only through their parent (issue 16)', async () => {
+      const { rows } = await owner.query(
+        `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity FROM pg_class c WHERE c.relispartition AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace ORDER BY 1`,
+      );
+      expect(new Set(rows.map((r) => r.relname.replace(/_p\d+$/, '')))).toEqual(
+        new Set(['session_events', 'tool_output_chunks', 'tool_output_contents', 'tool_output_refs']),
+      );
+      for (const r of rows) {
+        expect({ partition: r.relname, rls: r.relrowsecurity, forced: r.relforcerowsecurity }).toEqual({ partition: r.relname, rls: true, forced: true });
+        await expect(app.query(`SELECT count(*) FROM ${r.relname}`)).rejects.toThrow(/permission denied/);
+      }
     });
 
     it('with no tenant set, every tenant table reads as empty although the API wrote rows to it', async () => {

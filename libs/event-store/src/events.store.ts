@@ -55,7 +55,8 @@ export async function lockSessionForAppend(
 /** The insert hit an event id the session already holds (a retry, or a reused id). */
 export function isDuplicateEventId(error: unknown): boolean {
   const e = error as { code?: string; constraint?: string };
-  return e?.code === '23505' && e.constraint === 'session_events_tenant_id_session_id_event_id_key';
+  // On the partitioned log (migration 1765200000000) the partition's index reports the violation.
+  return e?.code === '23505' && /^session_events(_p\d+)?_tenant_id_session_id_event_id_key$/.test(e.constraint ?? '');
 }
 
 /** What tells a replayed event id with the same body from one reused with another body. */
