@@ -35,7 +35,8 @@ async function asPostgres(command: string, args: string[]): Promise<void> {
   else await run(command, args);
 }
 
-export async function startPostgresCluster(settings: Record<string, string> = {}): Promise<PostgresCluster> {
+/** With `standbyOf`, the cluster is a streaming standby of that one (pg_basebackup -R), read-only, replaying its WAL. */
+export async function startPostgresCluster(settings: Record<string, string> = {}, standbyOf?: PostgresCluster): Promise<PostgresCluster> {
   const bindir = (await run('pg_config', ['--bindir'])).stdout.trim();
   const dir = mkdtempSync(join(tmpdir(), 'sst-pg-'));
   if (process.getuid?.() === 0) {
@@ -46,7 +47,11 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
   const port = await freePort();
-  await asPostgres(join(bindir, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  if (standbyOf) {
+    await asPostgres(join(bindir, 'pg_basebackup'), ['-D', data, '-h', '127.0.0.1', '-p', String(standbyOf.port), '-U', 'postgres', '-R', '-X', 'stream', '--no-sync']);
+  } else {
+    await asPostgres(join(bindir, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  }
   const options = {
     port: String(port),
     listen_addresses: "'127.0.0.1'",

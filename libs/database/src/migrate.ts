@@ -32,8 +32,9 @@ export async function ensureDatabase(ownerUrl: string): Promise<void> {
 /**
  * Applies pending migrations under a session advisory lock, so API and
  * worker replicas starting together migrate once. Returns the names applied.
+ * `migrations` is the whole list but in tests of a migration on a populated schema.
  */
-export async function runMigrations(ownerUrl: string): Promise<string[]> {
+export async function runMigrations(ownerUrl: string, migrations: typeof MIGRATIONS = MIGRATIONS): Promise<string[]> {
   const lock = new Client({ connectionString: ownerUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   await lock.connect();
   try {
@@ -41,7 +42,7 @@ export async function runMigrations(ownerUrl: string): Promise<string[]> {
     const dataSource = new DataSource({
       type: 'postgres',
       url: ownerUrl,
-      migrations: MIGRATIONS,
+      migrations,
       migrationsTableName: 'schema_migrations',
       migrationsTransactionMode: 'all',
       synchronize: false,
