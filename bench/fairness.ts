@@ -25,7 +25,6 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
@@ -34,22 +33,13 @@ import { Database } from '@app/database';
 import { claimUndispatchedOutbox } from '@app/event-store';
 import { createRedis, JobDispatcher, JobName, OutboxRelay } from '@app/queue';
 import type { FloodReport } from './flood';
-import { BenchClient, benchClient, deleteScratchTenant, expectStatus, int, nowMs, OWNER_URL, printTable, requireLoopback, runBench, sampleStats, Stats } from './support';
+import { BenchClient, benchClient, deleteScratchTenant, expectStatus, freePort, int, nowMs, OWNER_URL, printTable, requireLoopback, runBench, sampleStats, spawnApi, Stats } from './support';
 
 const OUTAGE_S = Number(process.env.FAIR_OUTAGE_S ?? 60);
 const ROWS = Number(process.env.FAIR_ROWS ?? 50_000);
 const BASELINE_ROWS = 2_000;
 const SAMPLES = Number(process.env.FAIR_SAMPLES ?? 300);
 const FLOOD_CONNECTIONS = 64;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
@@ -79,26 +69,14 @@ async function insertRows(owner: Client, tenantId: string, tag: string, count: n
   );
 }
 
-async function startApi(port: number, redisPort: number, adminToken: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'apps', 'api', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: OWNER_URL,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      QUEUE_PREFIX: `bench-fairness-${randomBytes(4).toString('hex')}`,
-      ADMIN_TOKEN: adminToken,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+function startApi(port: number, redisPort: number, adminToken: string): Promise<ChildProcess> {
+  return spawnApi(port, {
+    NODE_ENV: 'production',
+    DATABASE_URL: OWNER_URL,
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    QUEUE_PREFIX: `bench-fairness-${randomBytes(4).toString('hex')}`,
+    ADMIN_TOKEN: adminToken,
   });
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-    if (child.exitCode !== null) throw new Error('the API exited during start-up');
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) return child;
-  }
-  throw new Error('the API did not start within 30 s');
 }
 
 async function startFlood(base: URL, key: string, sessionId: string): Promise<() => Promise<FloodReport>> {
@@ -184,7 +162,7 @@ async function drainAfterOutage(owner: Client, port: number, redis: { child: Chi
   const [{ count: foreign }] = (await owner.query('SELECT count(*)::int AS count FROM outbox WHERE dispatched_at IS NULL')).rows;
   if (foreign > 0) throw new Error(`${foreign} undispatched outbox rows already in this database; use a quiet database`);
 
-  const connection = createRedis(`redis://127.0.0.1:${port}`, 'worker', 'bench');
+  const connection = createRedis({ url: `redis://127.0.0.1:${port}`, clusterNodes: null }, 'worker', 'bench');
   const dispatcher = new JobDispatcher(connection, `bench-${Date.now()}`);
   const relay = new OutboxRelay(dispatcher);
   const sweeperDb = new Database(sweeperUrl.toString(), 2, 'bench-fairness');

@@ -2,7 +2,10 @@
  * What the benchmarks share: their configuration, a keep-alive HTTP client,
  * the scratch tenant and the statistics they report.
  */
+import { ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { Client } from 'pg';
 
 // Scripts: configuration comes straight from the environment.
@@ -75,6 +78,37 @@ export function benchClient(base: URL, agentOptions: http.AgentOptions = {}): Be
 export function expectStatus(result: HttpResult, status: number, what: string): any {
   if (result.status !== status) throw new Error(`${what}: expected HTTP ${status}, got ${result.status}: ${result.text.slice(0, 500)}`);
   return result.text ? JSON.parse(result.text) : undefined;
+}
+
+// ---------------------------------------------------------------- API processes of their own
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The built API (dist/apps/api/src/main.js) as a child process on `port` of
+ * loopback, with `env` over this process's environment; resolves once
+ * /healthz answers, for benchmarks that start the API themselves.
+ */
+export async function spawnApi(port: number, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(__dirname, '..', 'apps', 'api', 'src', 'main.js')], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    if (child.exitCode !== null) throw new Error('the API exited during start-up');
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) return child;
+  }
+  child.kill('SIGKILL');
+  throw new Error('the API did not start within 30 s');
 }
 
 // ---------------------------------------------------------------- scratch tenant

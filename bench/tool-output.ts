@@ -22,15 +22,13 @@
  *   npm run build && npm run bench:tool-output
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:tool-output
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import os from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { BenchClient, benchClient, expectStatus, nowMs } from './support';
+import { BenchClient, benchClient, expectStatus, freePort, nowMs, spawnApi } from './support';
 
 // A script: configuration comes straight from the environment.
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -48,17 +46,6 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 // ---------------------------------------------------------------- the API process
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function databaseUrl(name: string): string {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
@@ -75,29 +62,8 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-async function startApi(dbName: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'apps', 'api', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl(dbName),
-      REDIS_URL,
-      QUEUE_PREFIX: `sst-bench-${randomBytes(4).toString('hex')}`,
-      ADMIN_TOKEN,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error('the API exited during start-up');
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the API did not start within 30 s');
+function startApi(dbName: string, port: number): Promise<ChildProcess> {
+  return spawnApi(port, { NODE_ENV: 'test', DATABASE_URL: databaseUrl(dbName), REDIS_URL, QUEUE_PREFIX: `sst-bench-${randomBytes(4).toString('hex')}`, ADMIN_TOKEN });
 }
 
 function rssMiB(pid: number): number {

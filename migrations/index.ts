@@ -9,7 +9,10 @@ import { TenantLimits1764500000000 } from './1764500000000-tenant-limits';
 import { JobFairness1764600000000 } from './1764600000000-job-fairness';
 import { OutboxRetention1764700000000 } from './1764700000000-outbox-retention';
 import { SessionSearch1764800000000 } from './1764800000000-session-search';
+import { SessionForks1764900000000 } from './1764900000000-session-forks';
+import { SessionRetention1765000000000 } from './1765000000000-session-retention';
 import { PartitionedLog1765200000000 } from './1765200000000-partitioned-log';
+import { ReconcilerForks1765300000000 } from './1765300000000-reconciler-forks';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -17,5 +20,8 @@ export const MIGRATIONS = [
   ConfigChanges1764100000000, JobReconciler1764300000000, UploadStaging1764400000000,
   TenantLimits1764500000000, JobFairness1764600000000, OutboxRetention1764700000000,
   SessionSearch1764800000000,
+  SessionForks1764900000000,
+  SessionRetention1765000000000,
   PartitionedLog1765200000000,
+  ReconcilerForks1765300000000,
 ];

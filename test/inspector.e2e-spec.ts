@@ -1,20 +1,58 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, chromium, Page, Request } from 'playwright-core';
 import { Agent, turnEvents } from './support/agent-script';
 import { Client, userMessage } from './support/client';
-import { startService, TestService } from './support/service';
+import { startService, TestService, waitFor } from './support/service';
 
 /**
  * The inspector page (issue 15) in a real browser: Debian's chromium driven
  * by playwright-core. Nothing is skipped: without /usr/bin/chromium the spec
  * fails (CI installs it, see .ci/run). Screenshots of the main views go to
- * test-artifacts/inspector/ for review.
+ * test-artifacts/inspector/ for review (docs/inspector/ holds copies).
+ * The page's clock is Playwright's: polls are fired by `clock.runFor`, not waited for.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = join(__dirname, '..', 'test-artifacts', 'inspector');
-const BIG_EVENTS = 100_000;
+/** Enough pages (the page loads 500 events at a time) to show that only the ones in view are fetched. */
+const LONG_EVENTS = 10_000;
+const FILLERS = 50;
+const POLL_MS = 2000;
+
+const toolUse = (callId: string, output: string) => [
+  { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId, name: 'bash', input: { command: `run ${callId}` } }] } } },
+  { type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, name: 'bash', output }] } } },
+];
+const answer = (text: string) => ({ type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'text', text }] } } });
+
+/** The `/events` reads the page made for a session, as `afterSeq`, `limit` and `types` (null for timeline pages). */
+function eventReads(page: Page, sessionId: string) {
+  const reads: { afterSeq: number; limit: number; types: string | null }[] = [];
+  const listener = (request: Request) => {
+    const url = new URL(request.url());
+    if (url.pathname === `/v1/sessions/${sessionId}/events` && request.method() === 'GET') {
+      reads.push({ afterSeq: Number(url.searchParams.get('afterSeq')), limit: Number(url.searchParams.get('limit')), types: url.searchParams.get('types') });
+    }
+  };
+  page.on('request', listener);
+  return { reads, stop: () => page.off('request', listener) };
+}
+
+/** Hides or shows the tab as the browser would (headless chromium has no other tab to switch to). */
+async function setTabHidden(page: Page, hidden: boolean) {
+  await page.evaluate((h) => {
+    const doc = (globalThis as any).document;
+    if (h) {
+      Object.defineProperty(doc, 'hidden', { value: true, configurable: true });
+      Object.defineProperty(doc, 'visibilityState', { value: 'hidden', configurable: true });
+    } else {
+      delete doc.hidden;
+      delete doc.visibilityState;
+    }
+    doc.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+}
 
 describe('inspector page', () => {
   let service: TestService;
@@ -25,6 +63,8 @@ describe('inspector page', () => {
   let refId: string;
   let refSeq: number;
   let pivotSeq: number;
+  let prunedCallIds: string[];
+  let archivedCallIds: string[];
   const consoleProblems: string[] = [];
 
   beforeAll(async () => {
@@ -33,6 +73,9 @@ describe('inspector page', () => {
     service = await startService();
     client = new Client(service.baseUrl);
     ({ key } = await client.createTenant('inspected'));
+
+    // Sessions that only fill the list, so that it takes a second page; created first, so the others are more recent.
+    await Promise.all(Array.from({ length: FILLERS }, (_, i) => client.createSession(key, { id: `filler-${String(i).padStart(2, '0')}`, metadata: { title: `Chore ${i}`, kind: 'filler' } })));
 
     // The session to inspect: an uploaded tool output, then turns until an automatic compaction lands.
     const id = 'inspect-me';
@@ -64,26 +107,59 @@ describe('inspector page', () => {
     pivotSeq = entry.completedSeq;
     await agent.append(turnEvents(id, 99, 5));
 
-    await client.createSession(key, { id: 'other-work', metadata: { title: 'Write the release notes' } });
-    // Another tenant's session: the page must never show it.
-    const other = await client.createTenant('neighbour');
-    await client.createSession(other.key, { id: 'neighbours-secret', metadata: { title: 'Fix the flaky build too' } });
+    // Pruned and archived tool results: five uses in the first turn, two turns after it, then the policy run now.
+    await client.createSession(key, {
+      id: 'pruned-work',
+      metadata: { title: 'Pruned and archived results' },
+      config: {
+        preset: 'opencode',
+        toolOutput: { enabled: false },
+        compaction: { enabled: false },
+        prune: { protectTokens: 0, minimumTokens: 0 },
+        archive: { enabled: true, toolCallCutoff: 3, strategy: 'heuristic' },
+      },
+    });
+    const marks = [
+      userMessage('Find the failing module'),
+      ...[1, 2, 3, 4, 5].flatMap((n) => toolUse(`use-${n}`, `result of use-${n}: src/module${n}.ts has ${n} failures\n`.repeat(40))),
+      answer('Module 5 fails.'),
+      userMessage('Fix it'),
+      answer('Fixed.'),
+      userMessage('Thanks'),
+      answer('You are welcome.'),
+    ];
+    expect((await client.append(key, 'pruned-work', { events: marks })).status).toBe(201);
+    const report = (await client.request('POST', '/v1/sessions/pruned-work/prune', { key, body: { wait: true } })).body;
+    expect(report.prune.status).toBe('pruned');
+    expect(report.archive.status).toBe('archived');
+    prunedCallIds = report.prune.callIds;
+    archivedCallIds = report.archive.callIds;
 
-    // A long session for the virtualized timeline.
-    await client.createSession(key, { id: 'long-log', metadata: { title: 'a hundred thousand events' }, config: { compaction: { enabled: false } } });
-    for (let start = 1; start <= BIG_EVENTS; start += 1000) {
+    // A long session for the virtualized timeline: 10 appends of 1,000.
+    await client.createSession(key, { id: 'long-log', metadata: { title: 'ten thousand events' }, config: { compaction: { enabled: false } } });
+    for (let start = 1; start <= LONG_EVENTS; start += 1000) {
       const res = await client.append(key, 'long-log', { events: Array.from({ length: 1000 }, (_, i) => userMessage(`bulk message ${start + i}`)) });
       expect(res.status).toBe(201);
     }
 
+    // Another tenant's session: the page must never show it.
+    const other = await client.createTenant('neighbour');
+    await client.createSession(other.key, { id: 'neighbours-secret', metadata: { title: 'Fix the flaky build too', team: 'payments' } });
+    // The most recent activity of all: first in the list.
+    await client.createSession(key, { id: 'other-work', metadata: { title: 'Write the release notes' } });
+    expect((await client.append(key, 'other-work', { events: [userMessage('Draft the notes')] })).status).toBe(201);
+
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // Fail fast: every wait in this spec is for the page's answer to a local request.
+    page.setDefaultTimeout(10_000);
+    await page.clock.install();
     page.on('console', (message) => {
-      // A refused key's 401 is logged by the browser as a failed load; a CSP violation is what must never happen.
-      if (message.type() === 'error' && !/status of 401/.test(message.text())) consoleProblems.push(message.text());
+      // The refused key's 401 and the refused search's 400 are logged by the browser as failed loads; a CSP violation is what must never happen.
+      if (message.type() === 'error' && !/status of 40[01] /.test(message.text())) consoleProblems.push(message.text());
     });
     page.on('pageerror', (error) => consoleProblems.push(String(error)));
-  }, 300_000);
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -91,8 +167,19 @@ describe('inspector page', () => {
   });
 
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: false });
+  const sessionIds = () => page.locator('#sessions-body tr td:first-child').allTextContents();
+  const search = async (title: string, metadata: string) => {
+    await page.fill('#search-title', title);
+    await page.fill('#search-metadata', metadata);
+    const request = page.waitForRequest((r) => new URL(r.url()).pathname === '/v1/sessions');
+    const response = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/sessions');
+    await page.click('#search-form button[type=submit]');
+    const sent = new URL((await request).url()).searchParams;
+    await response;
+    return sent;
+  };
 
-  it('serves the page with a strict CSP, signs in with a key kept in sessionStorage only, and lists only that tenant', async () => {
+  it('serves the page with a strict CSP and signs in with a key kept in sessionStorage only', async () => {
     const response = await page.goto(`${service.baseUrl}/inspect`);
     expect(response!.status()).toBe(200);
     const headers = response!.headers();
@@ -101,13 +188,18 @@ describe('inspector page', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("style-src 'self'");
     expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("object-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).not.toContain('unsafe-eval');
     expect(headers['x-content-type-options']).toBe('nosniff');
-    const script = await fetch(`${service.baseUrl}/inspect/inspector.js`);
-    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(headers['referrer-policy']).toBe('no-referrer');
+    for (const asset of ['inspector.js', 'inspector.css']) {
+      const served = await fetch(`${service.baseUrl}/inspect/${asset}`);
+      expect(served.headers.get('content-security-policy')).toBe(csp);
+      expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    expect((await fetch(`${service.baseUrl}/inspect/inspector.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
     expect((await fetch(`${service.baseUrl}/inspect/..%2Fpackage.json`)).status).toBe(404);
     // Not a tenant route: absent from the OpenAPI document the isolation matrix is built from.
     const doc = (await (await fetch(`${service.baseUrl}/docs-json`)).json()) as { paths: Record<string, unknown> };
@@ -116,37 +208,85 @@ describe('inspector page', () => {
     await page.fill('#api-key', 'sst_wrong_key');
     await page.click('#sign-in-form button[type=submit]');
     await page.locator('#sign-in-error').filter({ hasText: 'not accepted' }).waitFor();
+    await shot('00-sign-in');
 
     await page.fill('#api-key', key);
     await page.click('#sign-in-form button[type=submit]');
     await page.locator('#sessions-body tr', { hasText: 'inspect-me' }).waitFor();
-    const listed = await page.locator('#sessions-body tr td:first-child').allTextContents();
-    expect(listed.sort()).toEqual(['inspect-me', 'long-log', 'other-work']);
 
     // Runs in the page (this project's type check has no DOM lib, hence `window` as any).
     const storage = await page.evaluate(() => {
       const window = globalThis as any;
       return { session: Object.fromEntries(Object.entries(window.sessionStorage)) as Record<string, string>, local: window.localStorage.length as number, cookie: window.document.cookie as string };
     });
-    expect(Object.values(storage.session)).toContain(key);
+    expect(Object.values(storage.session)).toEqual([key]);
     expect(storage.local).toBe(0);
     expect(storage.cookie).toBe('');
     expect(await page.context().cookies()).toEqual([]);
     expect(page.url()).not.toContain(key);
+  });
 
-    await page.fill('#session-search', 'flaky');
-    await expect(page.locator('#sessions-body tr').count()).resolves.toBe(1);
-    await expect(page.locator('#sessions-body tr').first().textContent()).resolves.toContain('Fix the flaky build');
-    await page.fill('#session-search', 'payments');
-    await expect(page.locator('#sessions-body tr td:first-child').allTextContents()).resolves.toEqual(['inspect-me']);
-    await page.fill('#session-search', '');
+  it("lists only the key's tenant, by last activity, a page at a time, and searches on the server by title and metadata", async () => {
+    // First page: the server's 50 most recently active, newest first.
+    const first = await sessionIds();
+    expect(first).toHaveLength(50);
+    expect(first[0]).toBe('other-work');
+    expect(first.slice(1, 4)).toEqual(['long-log', 'pruned-work', 'inspect-me']);
+    await expect(page.locator('#sessions-count').textContent()).resolves.toContain('more on the server');
     await shot('01-sessions');
+
+    await page.click('#sessions-more');
+    await page.locator('#sessions-more').waitFor({ state: 'hidden' });
+    const all = await sessionIds();
+    expect(all).toHaveLength(FILLERS + 4);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all).not.toContain('neighbours-secret');
+    const activity = await page.locator('#sessions-body td.activity').evaluateAll((cells) => cells.map((c) => (c as any).title as string));
+    expect(activity).toEqual([...activity].sort().reverse());
+
+    // Title: the server's case-insensitive substring of metadata.title; the neighbour's "Fix the flaky build too" stays out.
+    const byTitle = await search('FLAKY', '');
+    expect(byTitle.get('title')).toBe('FLAKY');
+    expect(await sessionIds()).toEqual(['inspect-me']);
+
+    // Metadata: JSON containment, sent as the search's `metadata` parameter.
+    const byMetadata = await search('', ' {"team": "payments"} ');
+    expect(JSON.parse(byMetadata.get('metadata')!)).toEqual({ team: 'payments' });
+    expect(byMetadata.has('title')).toBe(false);
+    expect(await sessionIds()).toEqual(['inspect-me']);
+    await expect(page.locator('#sessions-count').textContent()).resolves.toBe('1 session matching the search');
+
+    // Both filters at once, and paging through a search keeps its filters.
+    const both = await search('chore 1', '{"kind":"filler"}');
+    expect([both.get('title'), both.get('metadata')]).toEqual(['chore 1', '{"kind":"filler"}']);
+    expect((await sessionIds()).sort()).toEqual(['filler-01', ...Array.from({ length: 10 }, (_, i) => `filler-${10 + i}`)]);
+
+    // Metadata that is not a JSON object is refused before any request; the list stays as it was.
+    const before = await sessionIds();
+    let sent = 0;
+    const count = () => sent++;
+    page.on('request', count);
+    await page.fill('#search-metadata', '["payments"]');
+    await page.click('#search-form button[type=submit]');
+    await page.locator('#error', { hasText: 'Metadata must be a JSON object' }).waitFor();
+    page.off('request', count);
+    expect(sent).toBe(0);
+    expect(await sessionIds()).toEqual(before);
+
+    // A search the server refuses (a title over 200 characters) shows its problem and keeps the list; a valid one clears it.
+    await search('x'.repeat(201), '');
+    await page.locator('#error', { hasText: '400 validation_failed' }).waitFor();
+    expect(await sessionIds()).toEqual(before);
+    await search('', '{"team":"payments"}');
+    await expect(page.locator('#error').textContent()).resolves.toBe('');
+    expect(await sessionIds()).toEqual(['inspect-me']);
   });
 
   it('steps through the timeline with the pivot and compacted range marked', async () => {
     await page.locator('#sessions-body tr', { hasText: 'inspect-me' }).click();
     await page.locator('#session-title', { hasText: 'inspect-me' }).waitFor();
     await page.locator('.row[data-seq="1"] .type', { hasText: 'session.created' }).waitFor();
+    await expect(page.locator('#session-info').textContent()).resolves.toBe('gpt-4.1 · Fix the flaky build');
 
     await page.locator('.row[data-seq="1"]').click();
     await expect(page.locator('#event-heading').textContent()).resolves.toContain('seq 1 · session.created');
@@ -166,6 +306,7 @@ describe('inspector page', () => {
     const pivot = page.locator(`.row[data-seq="${pivotSeq}"]`);
     await expect(pivot.getAttribute('class')).resolves.toMatch(/\bpivot\b/);
     await expect(pivot.textContent()).resolves.toContain('compaction.completed');
+    await expect(page.locator(`.row[data-seq="${pivotSeq + 1}"]`).getAttribute('class')).resolves.not.toContain('covered');
     await expect(page.locator('#event-detail').textContent()).resolves.toContain('coveredThroughSeq');
     await shot('02-timeline');
   });
@@ -176,17 +317,22 @@ describe('inspector page', () => {
     const tokens = await page.locator('#ctx-tokens').textContent();
     expect(tokens).toMatch(/[\d,]+ tokens .*usable [\d,]+ · window 16,000 · compaction threshold [\d,]+/);
     await expect(page.locator('#ctx-messages').textContent()).resolves.toContain('compaction_summary');
-    const width = await page.locator('#token-fill').evaluate((el) => (el as any).style.width as string);
-    expect(parseFloat(width)).toBeGreaterThan(0);
+    const bar = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const width = (id: string) => parseFloat(doc.getElementById(id).style.width || '0');
+      return { fill: width('token-fill'), threshold: parseFloat(doc.getElementById('token-threshold').style.left), hidden: doc.getElementById('token-threshold').hidden as boolean };
+    });
+    expect(bar.fill).toBeGreaterThan(0);
+    expect(bar.threshold).toBeGreaterThan(bar.fill);
+    expect(bar.hidden).toBe(false);
     await shot('03-context-head');
 
-    await page.selectOption('#ctx-format', 'anthropic');
-    await page.locator('#ctx-tokens', { hasText: 'anthropic at head' }).waitFor();
+    for (const format of ['anthropic', 'openai-responses', 'openai']) {
+      await page.selectOption('#ctx-format', format);
+      await page.locator('#ctx-tokens', { hasText: `${format} at head` }).waitFor();
+      await expect(page.locator('#ctx-messages').textContent()).resolves.toContain('careful coding agent');
+    }
     await expect(page.locator('#ctx-messages .role').first().textContent()).resolves.toBe('system');
-    await page.selectOption('#ctx-format', 'openai-responses');
-    await page.locator('#ctx-tokens', { hasText: 'openai-responses at head' }).waitFor();
-    await page.selectOption('#ctx-format', 'openai');
-    await page.locator('#ctx-tokens', { hasText: 'openai at head' }).waitFor();
 
     // Time travel: before the pivot, the tool output's trimmed view is in the window.
     await page.selectOption('#ctx-format', 'neutral');
@@ -198,20 +344,32 @@ describe('inspector page', () => {
     await shot('04-context-at-seq');
   });
 
-  it('opens a compaction: tokens before and after, summary, strategy, model, retention', async () => {
+  it('opens a compaction: before and after, summary, tokens saved, retention, strategy and model, the summary record', async () => {
     await page.click('.tabs button[data-tab="compactions"]');
-    const card = page.locator('#compactions-list .card').first();
+    const card = page.locator('#compactions-list .card').filter({ has: page.locator('h3', { hasText: new RegExp(`pivot seq ${pivotSeq}$`) }) });
     await card.waitFor();
     const text = (await card.textContent())!;
     expect(text).toContain(`pivot seq ${pivotSeq}`);
     expect(text).toContain('strategy retain-summary');
     expect(text).toContain('model heuristic');
     expect(text).toMatch(/tokens [\d,]+ → [\d,]+/);
+    expect(text).toMatch(/saved [\d,]+/);
     expect(text).toContain('## Goal');
-    expect(text).toMatch(/retention [\d.]+%/);
+    expect(text).toMatch(/retention [\d.]+% \([\d,]+ of [\d,]+ critical facts/);
+    // The record (GET /compactions?include=record), folded until asked for.
     await shot('05-compaction');
+    const record = card.locator('details.record');
+    await expect(record.locator('summary').textContent()).resolves.toMatch(/^summary record: .*goal \d+/);
+    await record.locator('summary').click();
+    await expect(record.locator('pre').textContent()).resolves.toContain('"userMessages"');
+
     await card.getByText('Context before').click();
-    await page.locator('#ctx-tokens', { hasText: 'neutral at seq' }).waitFor();
+    await page.locator('#ctx-tokens', { hasText: `neutral at seq ${pivotSeq - 1}` }).waitFor();
+    await expect(page.locator('#ctx-messages').textContent()).resolves.not.toContain('compaction_summary');
+    await page.click('.tabs button[data-tab="compactions"]');
+    await card.getByText('Context after').click();
+    await page.locator('#ctx-tokens', { hasText: `neutral at seq ${pivotSeq} ` }).waitFor();
+    await expect(page.locator('#ctx-messages').textContent()).resolves.toContain('compaction_summary');
   });
 
   it('opens a tool output from its event: reads line ranges and greps', async () => {
@@ -236,56 +394,105 @@ describe('inspector page', () => {
     await shot('06-tool-output');
   });
 
-  it('shows new events live (polling every 2 s)', async () => {
+  it('shows new events live by polling after the last seq, and stops polling while the tab is hidden', async () => {
     await page.click('.tabs button[data-tab="timeline"]');
     const head = (await client.request('GET', '/v1/sessions/inspect-me', { key })).body.headSeq;
-    await client.append(key, 'inspect-me', { events: [userMessage('<img src=x onerror=alert(1)> appended while watching')] });
-    await page.locator('#live-status', { hasText: `head seq ${head + 1}` }).waitFor({ timeout: 10_000 });
-    await page.fill('#jump-seq', String(head + 1));
-    await page.click('#jump');
-    const row = page.locator(`.row[data-seq="${head + 1}"]`);
-    await expect(row.textContent()).resolves.toContain('<img src=x onerror=alert(1)> appended while watching');
-    // Rendered as text: no element was created from the event's content.
-    expect(await page.locator('#timeline img').count()).toBe(0);
+    await page.locator('#live-status', { hasText: `live · head seq ${head}` }).waitFor();
+    const watched = eventReads(page, 'inspect-me');
+    try {
+      await client.append(key, 'inspect-me', { events: [userMessage('<img src=x onerror=alert(1)> appended while watching')] });
+      await page.clock.runFor(POLL_MS);
+      await page.locator('#live-status', { hasText: `head seq ${head + 1}` }).waitFor();
+      // Each poll asks only for what follows the known head.
+      expect(watched.reads.length).toBeGreaterThan(0);
+      expect(watched.reads.every((r) => r.afterSeq >= head)).toBe(true);
+      await page.fill('#jump-seq', String(head + 1));
+      await page.click('#jump');
+      const row = page.locator(`.row[data-seq="${head + 1}"]`);
+      await expect(row.textContent()).resolves.toContain('<img src=x onerror=alert(1)> appended while watching');
+      // Rendered as text: no element was created from the event's content.
+      expect(await page.locator('#timeline img').count()).toBe(0);
+
+      // Hidden: no request at all, however long; shown again: one catch-up poll at once.
+      await setTabHidden(page, true);
+      await page.locator('#live-status', { hasText: 'paused while the tab is hidden' }).waitFor();
+      watched.reads.length = 0;
+      await client.append(key, 'inspect-me', { events: [userMessage('appended while hidden')] });
+      await page.clock.runFor(10 * POLL_MS);
+      await page.evaluate(() => 0);
+      expect(watched.reads).toEqual([]);
+      await expect(page.locator('#live-status').textContent()).resolves.toContain(`head seq ${head + 1}`);
+
+      await setTabHidden(page, false);
+      await page.locator('#live-status', { hasText: `live · head seq ${head + 2}` }).waitFor();
+      expect(watched.reads[0]).toEqual({ afterSeq: head + 1, limit: 500, types: null });
+    } finally {
+      watched.stop();
+    }
   });
 
-  it(`virtualizes a ${BIG_EVENTS.toLocaleString('en-US')}-event timeline: few rows in the DOM, pages loaded as they scroll into view`, async () => {
+  it('marks pruned and archived tool results, and the events that pruned and archived them', async () => {
     await page.click('#back');
-    await page.locator('#sessions-body tr', { hasText: 'long-log' }).click();
-    await page.locator('#live-status', { hasText: `head seq ${(BIG_EVENTS + 1).toLocaleString('en-US')}` }).waitFor();
-    await page.locator('.row[data-seq="2"] .text', { hasText: 'bulk message 1' }).waitFor();
-    expect(await page.locator('.row').count()).toBeLessThan(150);
+    await page.click('#search-clear');
+    const opening = eventReads(page, 'pruned-work');
+    await page.locator('#sessions-body tr', { hasText: 'pruned-work' }).click();
+    await page.locator('#session-title', { hasText: 'pruned-work' }).waitFor();
+    // The marks do not wait for the timeline: every prune and archive event is read at open.
+    const markReads = () => opening.reads.filter((r) => r.types !== null);
+    await waitFor(async () => markReads().length > 0, 'the read of prune and archive events');
+    expect(markReads()).toEqual([{ afterSeq: 0, limit: 500, types: 'tool_outputs.pruned,tool_results.archived' }]);
+    opening.stop();
+    const events = await client.allEvents(key, 'pruned-work');
+    const resultSeq = (callId: string) => events.find((e) => e.data.message?.parts?.some((p: any) => p.type === 'tool_result' && p.callId === callId)).seq;
+    const classOf = async (seq: number) => {
+      await page.fill('#jump-seq', String(seq));
+      await page.click('#jump');
+      const row = page.locator(`.row[data-seq="${seq}"]`);
+      await row.locator('.type', { hasText: /\./ }).waitFor();
+      return (await row.getAttribute('class'))!.split(' ');
+    };
+    expect(prunedCallIds.length).toBeGreaterThan(0);
+    expect(archivedCallIds.length).toBeGreaterThan(0);
+    for (const callId of prunedCallIds) expect(await classOf(resultSeq(callId))).toContain('pruned');
+    for (const callId of archivedCallIds) expect(await classOf(resultSeq(callId))).toContain('archived');
+    const kept = ['use-1', 'use-2', 'use-3', 'use-4', 'use-5'].filter((c) => !prunedCallIds.includes(c) && !archivedCallIds.includes(c));
+    for (const callId of kept) expect(await classOf(resultSeq(callId))).toEqual(expect.not.arrayContaining(['pruned', 'archived']));
+    expect(await classOf(events.find((e) => e.type === 'tool_outputs.pruned').seq)).toContain('pruned');
+    expect(await classOf(events.find((e) => e.type === 'tool_results.archived').seq)).toContain('archived');
+    await shot('08-pruned-archived');
+  });
 
-    const started = Date.now();
-    for (const fraction of [0.25, 0.5, 0.75, 1]) {
-      await page.locator('#timeline').evaluate((el, f) => (el.scrollTop = f * el.scrollHeight), fraction);
+  it(`virtualizes a ${LONG_EVENTS.toLocaleString('en-US')}-event timeline: a bounded number of rows in the DOM, pages fetched as they scroll into view`, async () => {
+    await page.click('#back');
+    const watched = eventReads(page, 'long-log');
+    try {
+      await page.locator('#sessions-body tr', { hasText: 'long-log' }).click();
+      const head = LONG_EVENTS + 1;
+      await page.locator('#live-status', { hasText: `head seq ${head.toLocaleString('en-US')}` }).waitFor();
+      await page.locator('.row[data-seq="2"] .text', { hasText: 'bulk message 1' }).waitFor();
+      const rows = () => page.locator('.row').count();
+      expect(await rows()).toBeLessThan(100);
+
+      for (const fraction of [0.25, 0.5, 0.75, 1]) {
+        const top = await page.locator('#timeline').evaluate((el, f) => {
+          el.scrollTop = f * el.scrollHeight;
+          return el.scrollTop;
+        }, fraction);
+        const seq = Math.min(head, Math.floor(top / 24) + 1);
+        await page.locator(`.row[data-seq="${seq}"] .text`, { hasText: `bulk message ${seq - 1}` }).waitFor();
+        expect(await rows()).toBeLessThan(100);
+      }
+      await page.locator(`.row[data-seq="${head}"] .text`, { hasText: `bulk message ${LONG_EVENTS}` }).waitFor();
+      // Only the pages that came into view were read (aligned pages of 500), never the whole log.
+      const pages = watched.reads.filter((r) => r.afterSeq < head && r.types === null);
+      expect(pages.every((r) => r.limit === 500 && r.afterSeq % 500 === 0)).toBe(true);
+      expect(new Set(pages.map((r) => r.afterSeq)).size).toBe(pages.length);
+      expect(pages.length).toBeLessThanOrEqual(10);
+      expect(pages.map((r) => r.afterSeq)).toEqual(expect.arrayContaining([0, LONG_EVENTS - 500]));
+      await shot('07-long-timeline');
+    } finally {
+      watched.stop();
     }
-    await page.locator(`.row[data-seq="${BIG_EVENTS + 1}"] .text`, { hasText: `bulk message ${BIG_EVENTS}` }).waitFor();
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(await page.locator('.row').count()).toBeLessThan(150);
-    // Scrolling frame by frame through a stretch stays smooth (generous bounds: CI shares two cores).
-    const frames = await page.locator('#timeline').evaluate(
-      (el) =>
-        new Promise<number[]>((resolve) => {
-          const { requestAnimationFrame, performance } = globalThis as any;
-          const gaps: number[] = [];
-          let last = performance.now();
-          el.scrollTop = el.scrollHeight / 2;
-          const tick = (now: number) => {
-            gaps.push(now - last);
-            last = now;
-            el.scrollTop += 240;
-            if (gaps.length < 60) requestAnimationFrame(tick);
-            else resolve(gaps);
-          };
-          requestAnimationFrame(tick);
-        }),
-    );
-    const sorted = [...frames].sort((a, b) => a - b);
-    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(100);
-    expect(sorted[sorted.length - 1]).toBeLessThan(1000);
-    expect(await page.locator('.row').count()).toBeLessThan(150);
-    await shot('07-long-timeline');
   });
 
   it('signs out: the key leaves sessionStorage; no CSP violation or page error happened', async () => {

@@ -30,6 +30,8 @@ const KNOWN_SESSION_ROUTES = [
   'DELETE /v1/sessions/{sessionId}',
   'GET /v1/sessions/{sessionId}/events',
   'POST /v1/sessions/{sessionId}/events',
+  'POST /v1/sessions/{sessionId}/forks',
+  'GET /v1/sessions/{sessionId}/export',
 ];
 
 // Every problem body carries its own request id; the rest must match byte for byte.
@@ -196,8 +198,9 @@ describe('tenant isolation', () => {
     it('route-coverage guard: every session route is named by {sessionId} and the known ones are present', () => {
       const listed = ops.map((op) => `${op.method} ${op.path}`);
       expect(listed).toEqual(expect.arrayContaining(KNOWN_SESSION_ROUTES));
-      // A route under /v1/sessions/<id> that names its parameter otherwise would escape the matrix.
-      const unnamed = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/sessions/') && !p.startsWith('/v1/sessions/{sessionId}'));
+      // A route under /v1/sessions/<id> that names its parameter otherwise would escape the matrix
+      // (a collection action without a parameter, such as /v1/sessions/import, names no session).
+      const unnamed = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/sessions/') && p.includes('{') && !p.startsWith('/v1/sessions/{sessionId}'));
       expect(unnamed).toEqual([]);
       // Any other tenant route taking an object id must be keyed by a session or a ref, the two matrices below.
       const uncovered = Object.keys(doc.paths).filter((p) => /\{[^}]+\}/.test(p) && !p.startsWith('/v1/admin/') && !/\{(sessionId|refId)\}/.test(p));
@@ -445,9 +448,12 @@ describe('tenant isolation', () => {
       try {
         const { rows: role } = await sweeper.query('SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user');
         expect(role).toEqual([{ rolsuper: false, rolbypassrls: false }]);
-        for (const table of tenantTables.filter((t) => t !== 'outbox' && t !== 'session_events')) {
+        for (const table of tenantTables.filter((t) => !['outbox', 'session_events', 'sessions'].includes(t))) {
           await expect(sweeper.query(`SELECT count(*) FROM ${table}`)).rejects.toMatchObject({ code: '42501' });
         }
+        // It tells a trigger whose session is gone by the session's key (migration 1765300000000), and sees nothing else of it.
+        await expect(sweeper.query('SELECT metadata FROM sessions')).rejects.toMatchObject({ code: '42501' });
+        await expect(sweeper.query('SELECT tenant_id, session_id FROM sessions')).resolves.toBeDefined();
         // The reconciler reads ids and types of compaction events (migration 1764300000000), never content.
         await expect(sweeper.query('SELECT data FROM session_events')).rejects.toMatchObject({ code: '42501' });
         const { rows: visible } = await sweeper.query('SELECT DISTINCT type FROM session_events');

@@ -156,6 +156,19 @@ describe('prune and archive', () => {
     expect(events.filter((e) => e.type === 'tool_outputs.pruned')).toHaveLength(1);
     expect(resultOf(events.map((e) => e.data.message ?? {}), 'oc-1').output).toHaveLength(200_000);
     await expectValidForProviders('oc-long');
+
+    // The prune history alone, as the inspector asks for it: only those types, in a last page.
+    const history = await client.request('GET', '/v1/sessions/oc-long/events?types=tool_outputs.pruned,tool_results.archived&limit=50', { key });
+    expect(history.status).toBe(200);
+    expect(history.body.events).toEqual(events.filter((e) => e.type === 'tool_outputs.pruned' || e.type === 'tool_results.archived'));
+    expect(history.body.nextAfterSeq).toBeNull();
+    const paged = await client.request('GET', '/v1/sessions/oc-long/events?types=message.added&limit=2', { key });
+    expect(paged.body.events.map((e: { seq: number }) => e.seq)).toEqual(events.filter((e) => e.type === 'message.added').slice(0, 2).map((e) => e.seq));
+    expect(paged.body.nextAfterSeq).toBe(paged.body.events[1].seq);
+    for (const bad of ['', 'no.such.type', 'message.added,,']) {
+      const res = await client.request('GET', `/v1/sessions/oc-long/events?types=${encodeURIComponent(bad)}`, { key });
+      expect({ bad, status: res.status, code: res.body.code }).toEqual({ bad, status: 400, code: 'validation_failed' });
+    }
   });
 
   it('OpenCode: a protected tool (skill) stays, and a prune below the minimum does nothing', async () => {

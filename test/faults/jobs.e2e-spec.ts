@@ -121,6 +121,20 @@ describe('faults: compaction and prune jobs always finish', () => {
     }
   });
 
+  it('a fork taken at a pending marker, its job lost with Redis: the reconciler re-enqueues it and the fork compacts (issue 15)', async () => {
+    await Promise.all(service.workers.splice(0).map((w) => w.stop()));
+    const source = await agentSession(client, key, 'fork-source', { compaction: { summarizer: 'openai', model: 'stub-ok' } });
+    const { markerSeq } = await source.untilMarker();
+    // The fork's marker is an event it inherited: it lives in the source's rows.
+    const forked = await client.request('POST', '/v1/sessions/fork-source/forks', { key, body: { atSeq: markerSeq, id: 'fork-lost-job' } });
+    expect(forked.status).toBe(201);
+    await losses[0][1]();
+    await service.startWorker();
+    const fork = new Agent(client, key, 'fork-lost-job');
+    expect((await fork.settled(markerSeq, 30_000)).status).toBe('completed');
+    expect((await closing(fork, markerSeq)).map((e) => e.type)).toEqual(['compaction.completed']);
+  });
+
   it('Redis FLUSHALL, then a restart, with prune jobs queued (one scheduled by a step, one asked for now): they run within 30 s with no new append', async () => {
     for (const [round, lose] of losses) {
       await Promise.all(service.workers.splice(0).map((w) => w.stop()));

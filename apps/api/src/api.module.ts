@@ -10,6 +10,7 @@ import { PruneSession } from '@app/maintenance';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';
+import { CacheInvalidation } from './auth/cache-invalidation';
 import { AdminGuard, ApiKeyGuard } from './auth/guards';
 import { TenantRateLimiter } from './auth/tenant-rate-limiter';
 import { CompactionWaiter } from './compactions/compaction-waiter';
@@ -35,6 +36,8 @@ import { SessionsService } from './sessions/sessions.service';
 import { SessionToolOutputsController } from './tool-outputs/session-tool-outputs.controller';
 import { ToolOutputsController } from './tool-outputs/tool-outputs.controller';
 import { ToolOutputsService } from './tool-outputs/tool-outputs.service';
+import { TransferController } from './transfer/transfer.controller';
+import { TransferService } from './transfer/transfer.service';
 
 @Module({})
 export class ApiModule {
@@ -42,12 +45,13 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController],
+      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, TransferController],
       providers: [
-        ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
+        CacheInvalidation, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         ToolOutputsService,
         PruneSession, PruneScheduler, PruneService,
         PinsService,
+        TransferService,
         Metrics,
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },

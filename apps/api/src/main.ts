@@ -3,7 +3,7 @@ import { loadConfigOrExit } from '@app/config';
 import { Database } from '@app/database';
 import { prepareDatabase, requireService, runProcess } from '@app/lifecycle';
 import { createLogger } from '@app/logging';
-import { probeRedis } from '@app/queue';
+import { probeRedis, redisVariable } from '@app/queue';
 import { createApiApp } from './create-api-app';
 import { drainHttpApp } from './http/http-server';
 
@@ -19,8 +19,8 @@ void runProcess({
     const app = await createApiApp(config, logger);
     await requireService('APP_DATABASE_URL', 'PostgreSQL', appUrl, 5432, () => app.get(Database).ping());
     // Appends work without Redis (jobs wait in the outbox), so an unreachable Redis is a warning here, not a failure.
-    const redis = await probeRedis(config.redis.url);
-    if (redis) logger.warn(`REDIS_URL: Redis at ${redis.endpoint} is unreachable (${redis.cause}); appends are accepted and their jobs wait in the outbox`);
+    const redis = await probeRedis(config.redis);
+    if (redis) logger.warn(`${redisVariable(config.redis)}: Redis at ${redis.endpoint} is unreachable (${redis.cause}); appends are accepted and their jobs wait in the outbox`);
     await app.listen(config.http.port, config.http.host);
     logger.info({ host: config.http.host, port: config.http.port }, `session-store API listening on http://${config.http.host}:${config.http.port} (docs at /docs)`);
     return (deadline) => drainHttpApp(app, deadline);

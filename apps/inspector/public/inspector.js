@@ -10,8 +10,8 @@ const PAGE = 500;
 const OVERSCAN = 20;
 const POLL_MS = 2000;
 
-/** @typedef {{ seq: number, id: string, type: string, data: any, createdAt: string }} StoredEvent */
-/** @typedef {{ id: string, model: string, metadata: any, headSeq: number, createdAt: string, updatedAt: string }} SessionRow */
+/** @typedef {{ seq: number, id: string, type: string, data: any, createdAt: string, origin?: unknown }} StoredEvent */
+/** @typedef {{ id: string, model: string, metadata: any, headSeq: number, createdAt: string, updatedAt: string, archivedAt?: string | null, forkedFrom?: unknown }} SessionRow */
 
 /** @template {HTMLElement} T @param {string} id @returns {T} */
 function $(id) {
@@ -126,13 +126,37 @@ $('sign-out').addEventListener('click', signOut);
 
 // ---------------------------------------------------------------- sessions list
 
-/** @type {{ rows: SessionRow[], cursor: string | null, loadedAll: boolean }} */
-const sessions = { rows: [], cursor: null, loadedAll: false };
+const SESSIONS_PAGE = 50;
 
-/** @param {SessionRow} s */
+/**
+ * The list is the server's search (GET /v1/sessions: metadata containment and
+ * title, newest activity first), one page per "Load more" through nextCursor.
+ * @type {{ rows: SessionRow[], cursor: string | null, loadedAll: boolean, query: string }}
+ */
+const sessions = { rows: [], cursor: null, loadedAll: false, query: '' };
+
+/** @param {{ metadata?: any }} s */
 function titleOf(s) {
   const m = s.metadata;
   return m && typeof m === 'object' && typeof m.title === 'string' ? m.title : '';
+}
+
+/** Archived and forked sessions (retention, forks) say so; fields a deployment lacks are simply absent. @param {SessionRow} s */
+function stateOf(s) {
+  const bits = [];
+  if (s.archivedAt) bits.push(`archived ${new Date(s.archivedAt).toLocaleString()}`);
+  const origin = forkOrigin(s);
+  if (origin) bits.push(`fork of ${origin.sessionId}${origin.atSeq !== null ? ` at seq ${origin.atSeq}` : ''}`);
+  return bits.join(' · ');
+}
+
+/** @param {{ forkedFrom?: any }} s @returns {{ sessionId: string, atSeq: number | null } | null} */
+function forkOrigin(s) {
+  const f = s.forkedFrom;
+  if (typeof f === 'string') return { sessionId: f, atSeq: null };
+  if (!f || typeof f !== 'object') return null;
+  const sessionId = f.sessionId ?? f.id;
+  return typeof sessionId === 'string' ? { sessionId, atSeq: typeof f.atSeq === 'number' ? f.atSeq : null } : null;
 }
 
 async function openSessions() {
@@ -142,17 +166,44 @@ async function openSessions() {
   else renderSessions();
 }
 
-/** @param {boolean} reset */
+/**
+ * The search's query string from the form, or an error for metadata that is not a JSON object
+ * (the server would refuse it too; saying so here names the field).
+ * @returns {string}
+ */
+function searchQuery() {
+  const title = /** @type {HTMLInputElement} */ ($('search-title')).value.trim();
+  const metadata = /** @type {HTMLInputElement} */ ($('search-metadata')).value.trim();
+  const params = new URLSearchParams();
+  if (title) params.set('title', title);
+  if (metadata) {
+    /** @type {unknown} */
+    let parsed;
+    try {
+      parsed = JSON.parse(metadata);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('Metadata must be a JSON object, e.g. {"team":"payments"}');
+    params.set('metadata', JSON.stringify(parsed));
+  }
+  return params.toString();
+}
+
+/** A new search (reset) or the next page of the current one; the list changes only when the server answered. @param {boolean} reset */
 async function loadSessions(reset) {
   clearError();
   try {
+    if (!reset && sessions.loadedAll) return;
+    const query = reset ? searchQuery() : sessions.query;
+    const params = new URLSearchParams(query);
+    params.set('limit', String(SESSIONS_PAGE));
+    if (!reset && sessions.cursor) params.set('cursor', sessions.cursor);
+    const page = await api(`/v1/sessions?${params}`);
     if (reset) {
       sessions.rows = [];
-      sessions.cursor = null;
-      sessions.loadedAll = false;
+      sessions.query = query;
     }
-    if (sessions.loadedAll) return;
-    const page = await api(`/v1/sessions?limit=100${sessions.cursor ? `&cursor=${enc(sessions.cursor)}` : ''}`);
     sessions.rows.push(...page.sessions);
     sessions.cursor = page.nextCursor;
     sessions.loadedAll = page.nextCursor === null;
@@ -163,19 +214,16 @@ async function loadSessions(reset) {
 }
 
 function renderSessions() {
-  const query = /** @type {HTMLInputElement} */ ($('session-search')).value.trim().toLowerCase();
-  const rows = sessions.rows
-    .filter((s) => !query || s.id.toLowerCase().includes(query) || titleOf(s).toLowerCase().includes(query) || JSON.stringify(s.metadata ?? {}).toLowerCase().includes(query))
-    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
   const body = $('sessions-body');
   body.replaceChildren(
-    ...rows.map((s) => {
+    ...sessions.rows.map((s) => {
       const tr = el('tr', {}, [
         el('td', { text: s.id }),
         el('td', { text: titleOf(s) }),
         el('td', { text: s.model }),
         el('td', { text: num(s.headSeq) }),
-        el('td', { text: new Date(s.updatedAt).toLocaleString(), title: s.updatedAt }),
+        el('td', { className: 'activity', text: new Date(s.updatedAt).toLocaleString(), title: s.updatedAt }),
+        el('td', { text: stateOf(s) }),
         el('td', { className: 'meta', text: JSON.stringify(s.metadata ?? {}), title: JSON.stringify(s.metadata ?? {}, null, 2) }),
       ]);
       tr.dataset.session = s.id;
@@ -183,11 +231,20 @@ function renderSessions() {
       return tr;
     }),
   );
-  $('sessions-count').textContent = `${rows.length} of ${sessions.rows.length} loaded${sessions.loadedAll ? '' : ' (more on the server)'}`;
-  /** @type {HTMLButtonElement} */ ($('sessions-more')).disabled = sessions.loadedAll;
+  const filtered = sessions.query ? ' matching the search' : '';
+  $('sessions-count').textContent = `${num(sessions.rows.length)} session${sessions.rows.length === 1 ? '' : 's'}${filtered}${sessions.loadedAll ? '' : ', more on the server'}`;
+  /** @type {HTMLButtonElement} */ ($('sessions-more')).hidden = sessions.loadedAll;
 }
 
-$('session-search').addEventListener('input', renderSessions);
+$('search-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void loadSessions(true);
+});
+$('search-clear').addEventListener('click', () => {
+  /** @type {HTMLInputElement} */ ($('search-title')).value = '';
+  /** @type {HTMLInputElement} */ ($('search-metadata')).value = '';
+  void loadSessions(true);
+});
 $('sessions-more').addEventListener('click', () => void loadSessions(false));
 $('sessions-refresh').addEventListener('click', () => void loadSessions(true));
 $('back').addEventListener('click', () => void openSessions());
@@ -206,7 +263,7 @@ $('back').addEventListener('click', () => void openSessions());
 let current = null;
 
 function closeSession() {
-  if (current?.timer) clearInterval(current.timer);
+  if (current) stopPolling(current);
   current = null;
 }
 
@@ -228,13 +285,17 @@ async function openSession(id) {
   show('session');
   $('session-title').textContent = id;
   const title = state.metadata && typeof state.metadata.title === 'string' ? ` · ${state.metadata.title}` : '';
-  $('session-info').textContent = `${state.model}${title}`;
+  $('session-info').textContent = `${state.model}${title}${state.archivedAt ? ` · archived ${new Date(state.archivedAt).toLocaleString()}` : ''}`;
+  const origin = forkOrigin(state);
+  $('session-lineage').replaceChildren(...(origin ? [el('span', { className: 'muted', text: 'fork of' }), linkButton(origin.sessionId, () => void openSession(origin.sessionId)), el('span', { className: 'muted', text: origin.atSeq !== null ? `at seq ${origin.atSeq}` : '' })] : []));
   $('event-detail').textContent = '';
   $('event-heading').textContent = 'Select an event';
   $('event-refs').replaceChildren();
   $('event-context').hidden = true;
   $('ctx-messages').replaceChildren();
   $('ctx-tokens').textContent = '';
+  /** @type {HTMLInputElement} */ ($('ctx-at')).value = '';
+  /** @type {HTMLInputElement} */ ($('jump-seq')).value = '';
   $('compactions-list').replaceChildren();
   $('ref-lines').textContent = '';
   $('ref-info').textContent = '';
@@ -244,46 +305,88 @@ async function openSession(id) {
   selectTab('timeline');
   renderTimeline();
   void loadCompactions();
-  const session = current;
-  session.timer = setInterval(() => void poll(session), POLL_MS);
+  void loadMarks(current);
+  startPolling(current);
+}
+
+// Every prune and archive event of the session, whatever part of the timeline
+// has been loaded: the marks on old results are complete at open.
+/** @param {OpenSession} session */
+async function loadMarks(session) {
+  try {
+    let after = 0;
+    for (;;) {
+      const page = await api(`/v1/sessions/${enc(session.id)}/events?types=tool_outputs.pruned,tool_results.archived&afterSeq=${after}&limit=${PAGE}`);
+      if (session !== current) return;
+      for (const e of page.events) addEvent(session, e);
+      renderTimeline();
+      if (page.nextAfterSeq === null) return;
+      after = page.nextAfterSeq;
+    }
+  } catch (error) {
+    if (session === current) showError(error);
+  }
 }
 
 function updateHead() {
   if (!current) return;
   $('timeline-spacer').style.height = `${current.headSeq * ROW_HEIGHT}px`;
-  $('live-status').textContent = `live · head seq ${num(current.headSeq)}`;
+  liveStatus(current);
   /** @type {HTMLInputElement} */ ($('jump-seq')).max = String(current.headSeq);
 }
 
-// Live: new events by polling after the last seq (there is no event stream yet).
+// Live: new events by polling after the last seq (there is no event stream
+// yet): an empty page when nothing happened. A hidden tab does not poll; it
+// catches up at once when shown again.
 /** @param {OpenSession} session */
+function startPolling(session) {
+  stopPolling(session);
+  if (document.hidden) {
+    liveStatus(session);
+    return;
+  }
+  session.timer = setInterval(() => void poll(session), POLL_MS);
+  liveStatus(session);
+}
+
+/** @param {OpenSession} session */
+function stopPolling(session) {
+  if (session.timer) clearInterval(session.timer);
+  session.timer = null;
+}
+
+/** @param {OpenSession} session */
+function liveStatus(session) {
+  $('live-status').textContent = `${session.timer ? 'live' : 'paused while the tab is hidden'} · head seq ${num(session.headSeq)}`;
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (!current) return;
+  startPolling(current);
+  if (current.timer) void poll(current);
+});
+
+/**
+ * One request: the events after the known head (one page; a longer burst's
+ * rest loads like any page, when it scrolls into view) and the new head.
+ * @param {OpenSession} session
+ */
 async function poll(session) {
   if (session !== current || session.polling) return;
   session.polling = true;
   try {
     const timeline = $('timeline');
     const atBottom = timeline.scrollTop + timeline.clientHeight >= timeline.scrollHeight - ROW_HEIGHT;
-    let after = session.headSeq;
-    let sawCompaction = false;
-    for (;;) {
-      const page = await api(`/v1/sessions/${enc(session.id)}/events?afterSeq=${after}&limit=1000`);
-      if (session !== current) return;
-      for (const e of page.events) {
-        addEvent(session, e);
-        if (e.type.startsWith('compaction.')) sawCompaction = true;
-      }
-      if (page.events.length > 0) after = page.events[page.events.length - 1].seq;
-      if (page.nextAfterSeq === null) break;
-    }
-    if (after > session.headSeq) {
-      session.headSeq = after;
-      updateHead();
-      if (atBottom) timeline.scrollTop = timeline.scrollHeight;
-      renderTimeline();
-      if (sawCompaction) void loadCompactions();
-    }
+    const page = await api(`/v1/sessions/${enc(session.id)}/events?afterSeq=${session.headSeq}&limit=${PAGE}`);
+    if (session !== current || page.headSeq <= session.headSeq) return;
+    for (const e of page.events) addEvent(session, e);
+    session.headSeq = page.headSeq;
+    updateHead();
+    if (atBottom) timeline.scrollTop = timeline.scrollHeight;
+    renderTimeline();
+    if (page.nextAfterSeq !== null || page.events.some((/** @type {StoredEvent} */ e) => e.type.startsWith('compaction.'))) void loadCompactions();
   } catch (error) {
-    if (session === current) $('live-status').textContent = `live: ${error instanceof Error ? error.message : error}`;
+    if (session === current) $('live-status').textContent = `live (last poll failed: ${error instanceof Error ? error.message : error}) · head seq ${num(session.headSeq)}`;
   } finally {
     session.polling = false;
   }
@@ -383,6 +486,7 @@ function renderTimeline() {
     const row = rowPool[i];
     if (i >= count) {
       row.hidden = true;
+      delete row.dataset.seq;
       continue;
     }
     const seq = first + i;
@@ -458,7 +562,8 @@ function showEvent(seq) {
     return;
   }
   $('event-heading').textContent = `seq ${e.seq} · ${e.type} · ${e.createdAt}`;
-  $('event-detail').textContent = JSON.stringify({ id: e.id, type: e.type, data: e.data }, null, 2);
+  // origin: where a fork's inherited event came from, when the API reports it.
+  $('event-detail').textContent = JSON.stringify({ id: e.id, type: e.type, ...(e.origin ? { origin: e.origin } : {}), data: e.data }, null, 2);
   const refs = [];
   for (const p of parts(e)) {
     const ref = p.outputRef ?? p.output_ref;
@@ -615,7 +720,7 @@ async function loadCompactions() {
     const all = [];
     let after = 0;
     for (;;) {
-      const page = await api(`/v1/sessions/${enc(session.id)}/compactions?afterSeq=${after}&limit=100`);
+      const page = await api(`/v1/sessions/${enc(session.id)}/compactions?afterSeq=${after}&limit=100&include=record`);
       all.push(...page.compactions);
       if (page.nextAfterSeq === null || page.nextAfterSeq === undefined) break;
       after = page.nextAfterSeq;
@@ -648,6 +753,8 @@ function renderCompactions(all) {
           el('span', { text: `tokens ${num(c.tokensBefore)} → ${num(c.tokensAfter)}` }),
           el('span', { text: `saved ${num(c.tokensSaved)}` }),
           el('span', { text: c.range ? `covers seq ${c.range.fromSeq ?? 1}..${c.range.throughSeq}` : '' }),
+          el('span', { text: c.messagesCompacted !== undefined ? `${num(c.messagesCompacted)} messages compacted` : '' }),
+          el('span', { text: typeof c.durationMs === 'number' ? `${num(c.durationMs)} ms` : '' }),
         ]);
         const card = el('div', { className: 'card' }, [el('h3', { text: `Compaction at marker seq ${c.markerSeq}${c.completedSeq ? `, pivot seq ${c.completedSeq}` : ''}` }), figures]);
         if (c.retention !== undefined && c.retention !== null) {
@@ -657,7 +764,9 @@ function renderCompactions(all) {
         if (c.instructions) card.appendChild(el('p', { text: `instructions: ${c.instructions}` }));
         if (Array.isArray(c.failures) && c.failures.length > 0) card.appendChild(el('pre', { className: 'pre', text: `failures: ${JSON.stringify(c.failures, null, 2)}` }));
         const actions = el('div', { className: 'toolbar' });
-        if (c.markerSeq > 1) actions.appendChild(linkButton('Context before', () => contextAt(c.markerSeq - 1)));
+        // Before: the view just before the pivot landed (the marker's, if none did); after: the view at the pivot.
+        const before = c.completedSeq ? c.completedSeq - 1 : c.markerSeq;
+        actions.appendChild(linkButton('Context before', () => contextAt(before)));
         if (c.completedSeq) {
           actions.appendChild(linkButton('Context after', () => contextAt(c.completedSeq)));
           actions.appendChild(linkButton('Show pivot in timeline', () => {
@@ -670,9 +779,24 @@ function renderCompactions(all) {
           card.appendChild(el('div', { className: 'part-label', text: 'summary' }));
           card.appendChild(el('pre', { className: 'pre', text: c.summary }));
         }
+        if (typeof c.retain === 'string' && c.retain) {
+          card.appendChild(el('div', { className: 'part-label', text: 'retain' }));
+          card.appendChild(el('pre', { className: 'pre', text: c.retain }));
+        }
+        if (c.record && typeof c.record === 'object') card.appendChild(recordDetails(c.record));
         return card;
       }),
   );
+}
+
+/** The structured summary record, folded: how many items per section, the whole record on demand. @param {Record<string, unknown>} record */
+function recordDetails(record) {
+  const sections = Object.entries(record)
+    .filter(([, items]) => Array.isArray(items))
+    .map(([name, items]) => `${name} ${/** @type {unknown[]} */ (items).length}`);
+  const details = el('details', { className: 'record' }, [el('summary', { text: `summary record: ${sections.join(' · ')}` })]);
+  details.appendChild(el('pre', { className: 'pre', text: JSON.stringify(record, null, 2) }));
+  return details;
 }
 
 /** The retention figure: the share of the head's critical facts the new context kept. @param {any} r */

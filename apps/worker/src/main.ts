@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfigOrExit } from '@app/config';
-import { prepareDatabase, requireService, runProcess } from '@app/lifecycle';
+import { prepareDatabase, runProcess, StartupError } from '@app/lifecycle';
 import { createLogger, PinoNestLogger } from '@app/logging';
-import { probeRedis } from '@app/queue';
+import { probeRedis, redisVariable } from '@app/queue';
 import { WorkerHttp } from './worker-http';
 import { WorkerModule } from './worker.module';
 
@@ -17,10 +17,8 @@ void runProcess({
     const { ownerUrl } = config.database;
     await prepareDatabase(ownerUrl);
     // A worker can do nothing without Redis: refuse to start rather than sit there silently.
-    await requireService('REDIS_URL', 'Redis', config.redis.url, 6379, async () => {
-      const failure = await probeRedis(config.redis.url);
-      if (failure) throw new Error(failure.cause);
-    });
+    const redis = await probeRedis(config.redis);
+    if (redis) throw new StartupError(`${redisVariable(config.redis)}: cannot use Redis at ${redis.endpoint}: ${redis.cause}`);
     const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: new PinoNestLogger(logger) });
     await app.init();
     const port = await app.get(WorkerHttp).listen();

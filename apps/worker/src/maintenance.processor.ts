@@ -4,6 +4,7 @@ import { Database } from '@app/database';
 import { settlePruneTriggers } from '@app/event-store';
 import { PruneSession } from '@app/maintenance';
 import { JobName, PruneJobData } from '@app/queue';
+import { SessionRetention } from './retention';
 import { ToolOutputGc } from './tool-output-gc';
 
 /** Routes maintenance jobs to their use case by name. */
@@ -15,6 +16,7 @@ export class MaintenanceProcessor {
     private readonly db: Database,
     private readonly toolOutputGc: ToolOutputGc,
     private readonly pruneSession: PruneSession,
+    private readonly retention: SessionRetention,
   ) {}
 
   async process(job: Job<PruneJobData>, signal?: AbortSignal): Promise<unknown> {
@@ -26,6 +28,8 @@ export class MaintenanceProcessor {
         return this.toolOutputGc.run();
       case JobName.Prune:
         return this.prune(job.data, signal);
+      case JobName.SessionRetention:
+        return this.retention.run(signal);
       default:
         throw new UnrecoverableError(`unknown job ${job.name}`);
     }

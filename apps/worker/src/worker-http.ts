@@ -1,11 +1,10 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { within } from '@app/lifecycle';
-import { PRODUCER_REDIS } from '@app/queue';
+import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 import { WorkerMetrics } from './worker-metrics';
 
 /** A probe answers within this, whatever PostgreSQL or Redis do. */
@@ -24,7 +23,7 @@ export class WorkerHttp implements OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly db: Database,
-    @Inject(PRODUCER_REDIS) private readonly redis: Redis,
+    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
     private readonly metrics: WorkerMetrics,
   ) {}
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Job, Worker } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { Database } from '@app/database';
-import type { Retention } from '@app/domain';
+import { Retention, SESSION_RETENTION_ACTIONS, SessionRetentionAction } from '@app/domain';
 import { JobDispatcher, registerQueueDepth } from '@app/queue';
 import { SWEEPER_DB } from './worker-db';
 
@@ -55,8 +55,17 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly retired = new Counter({
+    name: 'session_store_retention_sessions_total',
+    help: 'Idle sessions the retention job archived or deleted, by action',
+    labelNames: ['action'],
+    registers: [this.registry],
+  });
+
   constructor(dispatcher: JobDispatcher, @Inject(SWEEPER_DB) sweeperDb: Database) {
     collectDefaultMetrics({ register: this.registry });
+    // Both series exist from the start, so a rate over them is defined before the first session expires.
+    for (const action of SESSION_RETENTION_ACTIONS) this.retired.inc({ action }, 0);
     registerQueueDepth(this.registry, dispatcher);
     let backlog = { rows: 0, oldestSeconds: 0, markerSeconds: 0 };
     const readBacklog = async () => {
@@ -114,6 +123,11 @@ export class WorkerMetrics {
     this.retention.observe({ strategy }, retention.ratio);
     this.summarizerRetention.observe({ strategy }, retention.summarizerRatio);
     this.carried.inc({ strategy }, retention.carried);
+  }
+
+  /** Sessions the retention job retired in one committed batch. */
+  observeRetired(action: SessionRetentionAction, count: number): void {
+    if (count > 0) this.retired.inc({ action }, count);
   }
 
   /** Counts and times every job this worker finishes. */

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Job, Worker, WorkerOptions } from 'bullmq';
-import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { within } from '@app/lifecycle';
 import { logContext } from '@app/logging';
-import { createRedis, JobDispatcher, OutboxRelay, QueueName } from '@app/queue';
+import { createRedis, JobDispatcher, OutboxRelay, QueueName, RedisClient } from '@app/queue';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { SWEEPER_DB } from './worker-db';
@@ -21,7 +20,7 @@ type Processor = (job: Job, signal?: AbortSignal) => Promise<unknown>;
 export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WorkerRuntime.name);
   private readonly workers: Worker[] = [];
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<unknown>;
 
@@ -34,7 +33,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutd
     private readonly compaction: CompactionProcessor,
     private readonly metrics: WorkerMetrics,
   ) {
-    this.redis = createRedis(config.redis.url, 'worker');
+    this.redis = createRedis(config.redis, 'worker');
   }
 
   /**

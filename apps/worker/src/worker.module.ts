@@ -8,6 +8,8 @@ import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { Reconciler } from './reconciler';
 import { PruneSession } from '@app/maintenance';
+import { JobSchedules } from './job-schedules';
+import { CLOCK, SessionRetention } from './retention';
 import { GC_DB, ToolOutputGc } from './tool-output-gc';
 import { SWEEPER_DB } from './worker-db';
 import { WorkerHttp } from './worker-http';
@@ -25,6 +27,9 @@ export class WorkerModule {
         { provide: SWEEPER_DB, useFactory: () => new Database(config.database.sweeperUrl, 2, 'session-store-sweeper') },
         { provide: GC_DB, useFactory: () => new Database(config.database.gcUrl, 2, 'session-store-gc') },
         ToolOutputGc,
+        { provide: CLOCK, useValue: () => new Date() },
+        SessionRetention,
+        JobSchedules,
         MaintenanceProcessor,
         PruneSession,
         CompactSession,

@@ -1,8 +1,8 @@
 /** The typed configuration the rest of the code receives; nothing else reads process.env. */
 export interface AppConfig {
   env: 'development' | 'production' | 'test';
-  database: { ownerUrl: string; appUrl: string; sweeperUrl: string; gcUrl: string; poolSize: number };
-  redis: { url: string; prefix: string };
+  database: { ownerUrl: string; appUrl: string; readUrl: string | null; sweeperUrl: string; gcUrl: string; poolSize: number };
+  redis: RedisSettings;
   http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number; requestTimeoutMs: number; headersTimeoutMs: number };
   adminToken: string;
   limits: { maxEventsPerAppend: number; maxPageSize: number };
@@ -15,6 +15,8 @@ export interface AppConfig {
   summarizer: SummarizerSettings;
   toolOutput: ToolOutputSettings;
   prune: { jobDelayMs: number };
+  /** Session retention: the worker's job interval (each tenant's idle age and action are set through the admin API). */
+  retention: { intervalMs: number };
   reconciler: { intervalMs: number; afterMs: number; maxAttempts: number; outboxRetentionHours: number };
   logLevel: string;
   logFormat: 'json' | 'pretty';
@@ -22,6 +24,22 @@ export interface AppConfig {
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** Where Redis is and how keys are named there. */
+export interface RedisSettings {
+  /** A single server; with clusterNodes set, only its credentials and TLS (rediss:) apply, to every node. */
+  url: string;
+  /** Redis Cluster seed nodes (REDIS_CLUSTER_NODES); null for a single server. */
+  clusterNodes: Array<{ host: string; port: number }> | null;
+  /**
+   * BullMQ's prefix and that of the keys kept beside its queues: QUEUE_PREFIX,
+   * hash-tagged (`{sst}`) on a cluster so that every key of a queue (and of
+   * its multi-key scripts) lives in one slot.
+   */
+  prefix: string;
+  /** QUEUE_PREFIX as given, for keys that carry a hash tag of their own (a tenant's rate-limit buckets: `{tenantId}`). */
+  namespace: string;
+}
 
 /** What one tenant may do; 0 = unlimited. */
 export interface TenantLimits {

@@ -16,6 +16,14 @@ export class EnvDto {
   @IsOptional() @Matches(/^postgres(ql)?:\/\//)
   APP_DATABASE_URL?: string;
 
+  /**
+   * Optional read replica for context and event reads, as the runtime role
+   * (a streaming standby of DATABASE_URL). A read that asks for `minSeq` the
+   * replica has not replayed yet, or finds no session there, goes to the primary.
+   */
+  @IsOptional() @Matches(/^postgres(ql)?:\/\//)
+  APP_READ_DATABASE_URL?: string;
+
   /** Outbox sweeper connection (cross-tenant, outbox table only). Defaults to DATABASE_URL with user session_store_sweeper. */
   @IsOptional() @Matches(/^postgres(ql)?:\/\//)
   SWEEPER_DATABASE_URL?: string;
@@ -26,6 +34,14 @@ export class EnvDto {
 
   @Matches(/^rediss?:\/\//)
   REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * Redis Cluster seed nodes, `host:port` comma-separated; when set, every
+   * Redis connection is a cluster client (REDIS_URL then gives only the
+   * credentials and TLS) and the BullMQ prefix is hash-tagged (`{QUEUE_PREFIX}`).
+   */
+  @IsOptional() @Matches(/^[A-Za-z0-9.-]+:\d{1,5}(,[A-Za-z0-9.-]+:\d{1,5})*$/, { message: 'REDIS_CLUSTER_NODES must be host:port[,host:port…]' })
+  REDIS_CLUSTER_NODES?: string;
 
   /** BullMQ key prefix; one per deployment (and per test run). No `:`. */
   @Matches(/^[A-Za-z0-9_-]{1,64}$/)
@@ -139,6 +155,10 @@ export class EnvDto {
   /** How often the worker runs the tool-output garbage collector. */
   @Transform(toInt) @IsInt() @Min(100)
   TOOL_OUTPUT_GC_INTERVAL_MS = 3600 * 1000;
+
+  /** How often the worker runs session retention (archive or delete idle sessions of the tenants that set an idle age). */
+  @Transform(toInt) @IsInt() @Min(100)
+  RETENTION_INTERVAL_MS = 3600 * 1000;
 
   /** Wall-clock cap of one grep over a stored output (the result is then partial). */
   @Transform(toInt) @IsInt() @Min(10) @Max(120_000)

@@ -46,16 +46,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
   if (dto.HTTP_HEADERS_TIMEOUT_MS > dto.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  const clusterNodes = dto.REDIS_CLUSTER_NODES?.split(',').map((node) => {
+    const [host, port] = node.split(':');
+    return { host, port: Number(port) };
+  }) ?? null;
+  if (clusterNodes?.some((node) => node.port < 1 || node.port > 65535)) {
+    throw new ConfigError('Invalid configuration:\n  REDIS_CLUSTER_NODES: a port is outside 1-65535');
+  }
   return {
     env: dto.NODE_ENV,
     database: {
       ownerUrl: dto.DATABASE_URL,
       appUrl: dto.APP_DATABASE_URL ?? withUser(dto.DATABASE_URL, APP_ROLE),
+      readUrl: dto.APP_READ_DATABASE_URL ?? null,
       sweeperUrl: dto.SWEEPER_DATABASE_URL ?? withUser(dto.DATABASE_URL, SWEEPER_ROLE),
       gcUrl: dto.GC_DATABASE_URL ?? withUser(dto.DATABASE_URL, GC_ROLE),
       poolSize: dto.DB_POOL_SIZE,
     },
-    redis: { url: dto.REDIS_URL, prefix: dto.QUEUE_PREFIX },
+    redis: {
+      url: dto.REDIS_URL,
+      clusterNodes,
+      prefix: dto.REDIS_CLUSTER_NODES ? `{${dto.QUEUE_PREFIX}}` : dto.QUEUE_PREFIX,
+      namespace: dto.QUEUE_PREFIX,
+    },
     http: { host: dto.HOST, port: dto.PORT, maxBodyBytes: dto.MAX_BODY_BYTES, maxJsonDepth: dto.MAX_JSON_DEPTH, requestTimeoutMs: dto.HTTP_REQUEST_TIMEOUT_MS, headersTimeoutMs: dto.HTTP_HEADERS_TIMEOUT_MS },
     adminToken: dto.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     limits: { maxEventsPerAppend: dto.MAX_EVENTS_PER_APPEND, maxPageSize: dto.MAX_PAGE_SIZE },
@@ -90,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
       uploadStagingTtlSeconds: dto.UPLOAD_STAGING_TTL_S,
     },
     prune: { jobDelayMs: dto.PRUNE_JOB_DELAY_MS },
+    retention: { intervalMs: dto.RETENTION_INTERVAL_MS },
     reconciler: { intervalMs: dto.RECONCILE_INTERVAL_MS, afterMs: dto.RECONCILE_AFTER_MS, maxAttempts: dto.RECONCILE_MAX_ATTEMPTS, outboxRetentionHours: dto.OUTBOX_RETENTION_HOURS },
     logLevel: dto.LOG_LEVEL,
     logFormat: dto.LOG_FORMAT ?? (isTerminal ? 'pretty' : 'json'),

@@ -1,4 +1,5 @@
 export * from './database';
 export * from './database.module';
 export * from './migrate';
+export * from './read-database';
 export * from './unavailable';

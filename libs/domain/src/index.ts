@@ -12,3 +12,5 @@ export * from './compaction';
 export * from './prune';
 export * from './session-view';
 export * from './pins';
+export * from './fork';
+export * from './retention';

@@ -4,50 +4,116 @@ import { EventType, NewEvent, StoredEvent } from '@app/domain';
 
 const EVENT_COLUMNS = 'seq, event_id, type, data, tokens, created_at';
 
+/** Where an event a fork inherited was first appended (its seq is the same in both logs). */
+export interface EventOrigin {
+  sessionId: string;
+  seq: number;
+}
+
+/** A stored event as read through a session's log: `origin` only on events the session inherited. */
+export type LoggedEvent = StoredEvent & { origin?: EventOrigin };
+
+/** What a session was forked from (kept after that session is deleted). */
+export interface ForkedFrom {
+  sessionId: string;
+  atSeq: number;
+}
+
+export const forkedFromOf = (row: Record<string, any>): ForkedFrom | null =>
+  row.forked_from === null ? null : { sessionId: row.forked_from, atSeq: Number(row.forked_at_seq) };
+
+/**
+ * The FROM clause of a read of a session's log (`$1`, the session id),
+ * inherited rows included, as `e` with EVENT_COLUMNS and `origin` (null on
+ * the session's own events): the session row's lineage (session_segments)
+ * read in the same statement, so a delete that copies a source's rows into
+ * a fork is seen whole or not at all. `filter` and `order`/`limit` apply in
+ * each segment's primary-key range scan; a session with no lineage has one
+ * segment, its own.
+ */
+export function sessionLog(filter: string, order: 'ASC' | 'DESC' = 'ASC', limit = ''): string {
+  return `sessions s
+    CROSS JOIN LATERAL session_segments(s.lineage, s.session_id) g
+    CROSS JOIN LATERAL (
+      SELECT ${EVENT_COLUMNS}, nullif(g.origin, s.session_id) AS origin FROM session_events
+       WHERE tenant_id = current_tenant() AND session_id = g.source AND seq > g.after_seq AND seq <= g.through_seq AND ${filter}
+       ORDER BY seq ${order} ${limit}) e
+   WHERE s.session_id = $1`;
+}
+
 export interface ExistingEvent {
   id: string;
   seq: number;
   payloadHash: Buffer;
 }
 
-/** The locked session's head and model. */
+/** The locked session's head and model, and whether it is archived (client appends are then refused). */
 export interface LockedSession {
   headSeq: number;
   model: string;
+  archived: boolean;
   existing: ExistingEvent[];
 }
 
 /**
+ * Which stored events an append looks its ids up among: the whole log, or
+ * only what a fork inherited (its own rows are guarded by the unique index,
+ * inherited ones by nothing else), which costs a session that is no fork
+ * nothing.
+ */
+export type EventIdLookup = 'log' | 'inherited';
+
+/**
  * Locks the session row (the serialization point of appends). With
- * `eventIds`, also returns which of them are stored already, in a second
- * statement on purpose: under READ COMMITTED it takes a fresh snapshot after
- * the lock wait, so it sees the events of the writer it waited for.
+ * `eventIds`, also returns which of them are stored already (`lookup`), in a
+ * second statement on purpose: under READ COMMITTED it takes a fresh
+ * snapshot after the lock wait, so it sees the events of the writer it
+ * waited for.
  */
 export async function lockSessionForAppend(
   tx: Tx,
   sessionId: string,
   eventIds?: string[],
+  lookup: EventIdLookup = 'log',
 ): Promise<LockedSession | undefined> {
-  const [row] = await tx.query('SELECT head_seq, model FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
+  const [row] = await tx.query(
+    'SELECT head_seq, model, archived_at IS NOT NULL AS archived, lineage IS NOT NULL AS forked FROM sessions WHERE session_id = $1 FOR UPDATE',
+    [sessionId],
+  );
   if (!row) return undefined;
   // One index probe per id. `event_id = ANY($2)` let the planner, whenever its
   // row estimate for the session was low (a new tenant, stale statistics),
   // probe (tenant_id, session_id) only and filter every event of the session:
   // an append cost O(session length). LIMIT 1 keeps the subquery unflattened.
-  const existing = eventIds
-    ? await tx.query(
+  // A fork probes each segment of its log (its own last).
+  const existing = !eventIds || (lookup === 'inherited' && !row.forked)
+    ? []
+    : row.forked
+      ? await tx.query(
+          `SELECT e.event_id, e.seq, e.payload_hash
+             FROM sessions s CROSS JOIN LATERAL session_segments(s.lineage, s.session_id) g
+             CROSS JOIN unnest($2::text[]) AS wanted(id)
+             CROSS JOIN LATERAL (
+               SELECT event_id, seq, payload_hash FROM session_events
+                WHERE tenant_id = current_tenant() AND session_id = g.source AND event_id = wanted.id
+                  AND seq > g.after_seq AND seq <= g.through_seq
+                LIMIT 1) e
+            WHERE s.session_id = $1 AND ($3 OR g.origin <> s.session_id)`,
+          [sessionId, eventIds, lookup === 'log'],
+        )
+      : await tx.query(
         `SELECT e.event_id, e.seq, e.payload_hash
            FROM unnest($2::text[]) AS wanted(id)
            CROSS JOIN LATERAL (
              SELECT event_id, seq, payload_hash FROM session_events
               WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id
               LIMIT 1) e`,
-        [sessionId, eventIds],
-      )
-    : [];
+          [sessionId, eventIds],
+        );
   return {
     headSeq: row.head_seq,
     model: row.model,
+    archived: row.archived,
     existing: existing.map((e) => ({ id: e.event_id, seq: e.seq, payloadHash: e.payload_hash })),
   };
 }
@@ -106,7 +172,7 @@ export async function insertEvents(
   return newHead;
 }
 
-function toStored(row: Record<string, any>): StoredEvent {
+export function toStored(row: Record<string, any>): LoggedEvent {
   return {
     seq: row.seq,
     id: row.event_id,
@@ -114,16 +180,20 @@ function toStored(row: Record<string, any>): StoredEvent {
     data: row.data,
     createdAt: row.created_at,
     tokens: row.tokens,
-  } as StoredEvent;
+    ...(row.origin ? { origin: { sessionId: row.origin, seq: Number(row.seq) } } : {}),
+  } as LoggedEvent;
 }
 
-/** One page of the raw log after `afterSeq`, by the primary key. */
-export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-  const rows = await tx.query(
-    `SELECT ${EVENT_COLUMNS} FROM session_events
-      WHERE tenant_id = current_tenant() AND session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-    [sessionId, afterSeq, limit],
-  );
+/**
+ * One page of the raw log after `afterSeq`, inherited events included (with
+ * their origin), by the primary key; with `types`, only events of those
+ * types (filtered along the range scan: the rare ones an inspector looks for
+ * have no index of their own, which every append would pay for).
+ */
+export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, limit: number, types?: readonly string[]): Promise<LoggedEvent[]> {
+  const rows = types
+    ? await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2 AND type = ANY($4::text[])', 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit, types])
+    : await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2', 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit]);
   return rows.map(toStored);
 }
 
@@ -189,17 +259,29 @@ export interface SessionWindowFacts {
   runningMarkerSeq: number | null;
   createdAt: Date;
   updatedAt: Date;
+  archivedAt: Date | null;
+  forkedFrom: ForkedFrom | null;
+}
+
+/** The pivot in force at `upTo`: the session's latest compaction.completed at or before it (partial pivot index), inherited ones included. */
+export async function pivotAt(tx: Tx, sessionId: string, upTo: number): Promise<StoredEvent<'compaction.completed'> | null> {
+  const [found] = await tx.query(
+    `SELECT e.* FROM ${sessionLog("type = 'compaction.completed' AND seq <= $2", 'DESC', 'LIMIT 1')} ORDER BY e.seq DESC LIMIT 1`,
+    [sessionId, upTo],
+  );
+  return found ? (toStored(found) as StoredEvent<'compaction.completed'>) : null;
 }
 
 /**
  * The window a context read folds: the session row (which remembers the
- * pivot), then one primary-key range scan. With `atSeq` below the head, the
+ * pivot), then one primary-key range scan per segment of its log (one for a
+ * session that is no fork). With `atSeq` below the head, the
  * pivot in force at that seq comes from the partial pivot index.
  */
 export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Promise<WindowRead | undefined> {
   const [row] = await tx.query(
     `SELECT s.session_id, s.model, s.system, s.system_tokens, s.config, s.metadata, s.head_seq, s.pivot_seq,
-            s.covered_through_seq, s.created_at, s.updated_at, t.config AS tenant_config,
+            s.covered_through_seq, s.created_at, s.updated_at, s.archived_at, s.forked_from, s.forked_at_seq, t.config AS tenant_config,
             CASE WHEN s.compaction_running_until > now() THEN s.compaction_running_marker_seq END AS running_marker_seq
        FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1`,
     [sessionId],
@@ -219,25 +301,17 @@ export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Pro
     runningMarkerSeq: row.running_marker_seq,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    archivedAt: row.archived_at,
+    forkedFrom: forkedFromOf(row),
   };
   const upTo = atSeq === undefined ? session.headSeq : Math.min(atSeq, session.headSeq);
   let pivot: StoredEvent<'compaction.completed'> | null = null;
   let after = session.coveredThroughSeq;
   if (upTo < session.pivotSeq) {
-    const [found] = await tx.query(
-      `SELECT ${EVENT_COLUMNS} FROM session_events
-        WHERE tenant_id = current_tenant() AND session_id = $1 AND type = 'compaction.completed' AND seq <= $2
-        ORDER BY seq DESC LIMIT 1`,
-      [sessionId, upTo],
-    );
-    pivot = found ? (toStored(found) as StoredEvent<'compaction.completed'>) : null;
+    pivot = await pivotAt(tx, sessionId, upTo);
     after = pivot?.data.coveredThroughSeq ?? 0;
   }
-  const rows = await tx.query(
-    `SELECT ${EVENT_COLUMNS} FROM session_events
-      WHERE tenant_id = current_tenant() AND session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
-    [sessionId, after, upTo],
-  );
+  const rows = await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2 AND seq <= $3')} ORDER BY e.seq`, [sessionId, after, upTo]);
   const events = rows.map(toStored);
   if (upTo >= session.pivotSeq && session.pivotSeq > 0) {
     pivot = (events.find((e) => e.seq === session.pivotSeq) as StoredEvent<'compaction.completed'> | undefined) ?? null;

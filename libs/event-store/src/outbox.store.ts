@@ -106,8 +106,7 @@ export async function claimUnsettledTriggers(tx: Tx, afterMs: number, limit: num
                        WHERE e.tenant_id = o.tenant_id AND e.session_id = o.payload->>'sessionId'
                          AND ((e.seq > m.seq AND e.type IN ('compaction.requested', 'compaction.completed'))
                               OR e.event_id IN ('cmp-' || m.seq || '-completed', 'cmp-' || m.seq || '-skipped', 'cmp-' || m.seq || '-gave-up')))
-              OR NOT EXISTS (SELECT 1 FROM session_events e
-                              WHERE e.tenant_id = o.tenant_id AND e.session_id = o.payload->>'sessionId' AND e.seq = m.seq)) AS closed
+              OR NOT EXISTS (SELECT 1 FROM sessions s WHERE s.tenant_id = o.tenant_id AND s.session_id = o.payload->>'sessionId')) AS closed
        FROM outbox o CROSS JOIN LATERAL (SELECT (o.payload->>'markerSeq')::bigint AS seq) m
       WHERE o.job_name IN ('compact', 'prune') AND o.settled_at IS NULL AND o.dispatched_at IS NOT NULL
         AND o.created_at < now() - make_interval(secs => $1::double precision / 1000)

@@ -1,4 +1,6 @@
 import { Tx } from '@app/database';
+import { ForkedFrom, forkedFromOf } from './events.store';
+import { handOverToForks } from './forks.store';
 
 export interface SessionRow {
   sessionId: string;
@@ -9,13 +11,17 @@ export interface SessionRow {
   headSeq: number;
   createdAt: Date;
   updatedAt: Date;
+  archivedAt: Date | null;
+  forkedFrom: ForkedFrom | null;
   cursorTs: string;
 }
 
 // updated_at as text too: the list cursor needs its full microsecond precision.
-const COLUMNS = 'session_id, model, system, config, metadata, head_seq, created_at, updated_at, updated_at::text AS cursor_ts';
+const COLUMNS = 'session_id, model, system, config, metadata, head_seq, created_at, updated_at, archived_at, forked_from, forked_at_seq, updated_at::text AS cursor_ts';
+/** The session columns toSession reads, for a store that inserts or reads session rows of its own. */
+export { COLUMNS as SESSION_COLUMNS };
 
-function toSession(row: Record<string, any>): SessionRow {
+export function toSession(row: Record<string, any>): SessionRow {
   return {
     sessionId: row.session_id,
     model: row.model,
@@ -25,6 +31,8 @@ function toSession(row: Record<string, any>): SessionRow {
     headSeq: row.head_seq,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    archivedAt: row.archived_at,
+    forkedFrom: forkedFromOf(row),
     cursorTs: row.cursor_ts,
   };
 }
@@ -81,6 +89,8 @@ export interface SessionSearch {
   createdBefore?: string;
   activeAfter?: string;
   activeBefore?: string;
+  /** Archived sessions only (true) or unarchived only (false). */
+  archived?: boolean;
 }
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -101,6 +111,7 @@ export async function listSessions(tx: Tx, limit: number, search: SessionSearch 
   if (search.createdBefore !== undefined) bind('created_at < ?::timestamptz', search.createdBefore);
   if (search.activeAfter !== undefined) bind('updated_at > ?::timestamptz', search.activeAfter);
   if (search.activeBefore !== undefined) bind('updated_at < ?::timestamptz', search.activeBefore);
+  if (search.archived !== undefined) where.push(search.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
   if (after) where.push(`(updated_at, session_id) < ($${params.push(after.updatedAt)}::timestamptz, $${params.push(after.sessionId)})`);
   const rows = await tx.query(
     `SELECT ${COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT $${params.push(limit)}`,
@@ -109,8 +120,13 @@ export async function listSessions(tx: Tx, limit: number, search: SessionSearch 
   return rows.map(toSession);
 }
 
-/** Hard delete: events, tool calls and outputs go with it through ON DELETE CASCADE. */
+/**
+ * Hard delete: events, tool calls and outputs go with it through ON DELETE
+ * CASCADE, after the forks that read its rows got their copy (and the refs
+ * they show).
+ */
 export async function deleteSession(tx: Tx, sessionId: string): Promise<boolean> {
+  await handOverToForks(tx, sessionId);
   return (await tx.query('DELETE FROM sessions WHERE session_id = $1 RETURNING 1', [sessionId])).length === 1;
 }
 

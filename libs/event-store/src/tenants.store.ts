@@ -1,5 +1,7 @@
 import type { TenantLimits, TenantQuotas } from '@app/config';
 import { Tx } from '@app/database';
+import type { SessionRetentionPolicy } from '@app/domain';
+import { retentionOf } from './retention.store';
 import { TenantUsage } from './usage.store';
 
 export interface ApiKeyRecord {
@@ -89,6 +91,7 @@ export interface TenantRecord extends TenantOverrides {
   createdAt: Date;
   config: Record<string, unknown>;
   suspendedAt: Date | null;
+  retention: SessionRetentionPolicy | null;
   usage: TenantUsage;
   counts: { sessions: number; events: number };
 }
@@ -96,7 +99,7 @@ export interface TenantRecord extends TenantOverrides {
 // Events are counted as the sum of the session heads (the log is append-only from seq 1), which reads
 // only the tenant's session rows, never its events.
 const TENANT_WITH_USAGE = `
-  SELECT t.tenant_id, t.name, t.created_at, t.config, t.limits, t.quotas, t.suspended_at,
+  SELECT t.tenant_id, t.name, t.created_at, t.config, t.limits, t.quotas, t.suspended_at, t.retention_idle_seconds, t.retention_action,
          coalesce(u.event_bytes, 0)::bigint AS event_bytes, coalesce(u.tool_output_bytes, 0)::bigint AS tool_output_bytes,
          s.sessions, s.events
     FROM tenants t
@@ -116,6 +119,7 @@ function toTenant(row: Record<string, any>): TenantRecord {
     limits: row.limits,
     quotas: row.quotas,
     suspendedAt: row.suspended_at,
+    retention: retentionOf(row),
     usage: { eventBytes: row.event_bytes, toolOutputBytes: row.tool_output_bytes },
     counts: { sessions: row.sessions, events: row.events },
   };

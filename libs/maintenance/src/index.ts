@@ -1,1 +1,2 @@
 export * from './prune-session';
+export * from './delete-session';

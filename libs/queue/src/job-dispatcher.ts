@@ -1,7 +1,7 @@
 import { Job, JobsOptions, Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { OutboxMessage } from '@app/event-store';
 import { JOB_QUEUE, JobName, QueueName, SessionJobData } from './queue-names';
+import type { RedisClient } from './redis-connection';
 import { TenantBacklog } from './tenant-backlog';
 
 /**
@@ -59,7 +59,7 @@ export class JobDispatcher {
   private readonly backlog: TenantBacklog;
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     private readonly prefix: string,
   ) {
     this.backlog = new TenantBacklog(connection, prefix);

@@ -13,6 +13,8 @@ export enum JobName {
   ToolOutputGc = 'tool-output-gc',
   /** Prunes and archives a session's old tool results (payload: PruneJobData). */
   Prune = 'prune',
+  /** Archives or deletes idle sessions of every tenant with a retention setting (repeatable, no payload). */
+  SessionRetention = 'session-retention',
 }
 
 /** The queue each job runs on. */
@@ -21,6 +23,7 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.Compact]: QueueName.Compaction,
   [JobName.ToolOutputGc]: QueueName.Maintenance,
   [JobName.Prune]: QueueName.Maintenance,
+  [JobName.SessionRetention]: QueueName.Maintenance,
 };
 
 /** Job data carries ids only: BullMQ stores it in clear text. */

@@ -1,10 +1,9 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { within } from '@app/lifecycle';
 import { JobDispatcher } from './job-dispatcher';
 import { OutboxRelay } from './outbox-relay';
-import { createRedis } from './redis-connection';
+import { createRedis, RedisClient } from './redis-connection';
 
 export const PRODUCER_REDIS = Symbol('PRODUCER_REDIS');
 
@@ -12,11 +11,11 @@ export const PRODUCER_REDIS = Symbol('PRODUCER_REDIS');
 @Global()
 @Module({
   providers: [
-    { provide: PRODUCER_REDIS, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createRedis(c.redis.url, 'producer') },
+    { provide: PRODUCER_REDIS, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createRedis(c.redis, 'producer') },
     {
       provide: JobDispatcher,
       inject: [PRODUCER_REDIS, APP_CONFIG],
-      useFactory: (redis: Redis, c: AppConfig) => new JobDispatcher(redis, c.redis.prefix),
+      useFactory: (redis: RedisClient, c: AppConfig) => new JobDispatcher(redis, c.redis.prefix),
     },
     { provide: OutboxRelay, inject: [JobDispatcher], useFactory: (d: JobDispatcher) => new OutboxRelay(d) },
   ],
@@ -25,7 +24,7 @@ export const PRODUCER_REDIS = Symbol('PRODUCER_REDIS');
 export class QueueProducerModule implements OnApplicationShutdown {
   constructor(
     private readonly dispatcher: JobDispatcher,
-    @Inject(PRODUCER_REDIS) private readonly redis: Redis,
+    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
 import { PRIORITY_LIMIT } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection';
 
 /**
  * A member older than this is dropped at the tenant's next enqueue: an id
@@ -27,7 +27,7 @@ export interface TenantJob {
  */
 export class TenantBacklog {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -46,12 +46,23 @@ function toRef(row: Record<string, any>): StoredRef {
   };
 }
 
-/** A ref of the tenant (RLS), optionally only if it belongs to `sessionId`. */
+/**
+ * A ref of the tenant (RLS), optionally only if `sessionId` shows it: its
+ * own, or one a fork inherited (the event that attached it, identified by
+ * its origin and seq, is in the fork's lineage; the owner's lineage gives
+ * that origin, as the owner may have adopted it from a deleted source).
+ */
 export async function findRef(tx: Tx, refId: string, sessionId?: string): Promise<StoredRef | undefined> {
   const [row] = await tx.query(
     `SELECT ${REF_COLUMNS} FROM tool_output_refs r
        JOIN tool_output_contents c ON c.tenant_id = r.tenant_id AND c.content_id = r.content_id
-      WHERE r.tenant_id = current_tenant() AND r.ref_id = $1 AND ($2::text IS NULL OR r.session_id = $2)`,
+      WHERE r.tenant_id = current_tenant() AND r.ref_id = $1
+        AND ($2::text IS NULL OR r.session_id = $2 OR EXISTS (
+              SELECT 1 FROM sessions o CROSS JOIN LATERAL session_segments(o.lineage, o.session_id) og,
+                            sessions f CROSS JOIN LATERAL jsonb_to_recordset(f.lineage) AS fg(origin text, "afterSeq" bigint, "throughSeq" bigint)
+               WHERE o.tenant_id = r.tenant_id AND o.session_id = r.session_id AND r.attached_seq > og.after_seq AND r.attached_seq <= og.through_seq
+                 AND f.tenant_id = r.tenant_id AND f.session_id = $2 AND fg.origin = og.origin
+                 AND r.attached_seq > fg."afterSeq" AND r.attached_seq <= fg."throughSeq"))`,
     [refId, sessionId ?? null],
   );
   return row ? toRef(row) : undefined;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { SESSION_RETENTION_ACTIONS, SESSION_RETENTION_IDLE_SECONDS, SessionRetentionAction } from '@app/domain';
 
 export class CreateTenantDto {
   @ApiProperty({ example: 'acme' })
@@ -41,6 +42,25 @@ export class TenantQuotasDto {
   toolOutputBytes?: number | null;
 }
 
+/** The whole setting: both fields, always (null instead turns retention off). */
+export class TenantRetentionDto {
+  @ApiProperty({
+    description: 'Sessions whose last activity (an append, a config change or an unarchive) is older than this many seconds expire',
+    minimum: SESSION_RETENTION_IDLE_SECONDS.min,
+    maximum: SESSION_RETENTION_IDLE_SECONDS.max,
+    example: 30 * 24 * 3600,
+  })
+  @IsInt() @Min(SESSION_RETENTION_IDLE_SECONDS.min) @Max(SESSION_RETENTION_IDLE_SECONDS.max)
+  idleSeconds: number;
+
+  @ApiProperty({
+    enum: SESSION_RETENTION_ACTIONS,
+    description: 'archive: the session is kept and readable, appends get 409 session_archived until it is unarchived; delete: the session and its tool outputs are deleted',
+  })
+  @IsIn(SESSION_RETENTION_ACTIONS)
+  action: SessionRetentionAction;
+}
+
 export class UpdateTenantDto {
   @ApiPropertyOptional({
     description: "Session-config defaults of the tenant, deep-merged into the current ones; every session resolves preset ← tenant ← session",
@@ -64,6 +84,14 @@ export class UpdateTenantDto {
   })
   @IsOptional() @IsBoolean()
   suspended?: boolean;
+
+  @ApiPropertyOptional({
+    type: TenantRetentionDto,
+    nullable: true,
+    description: "Idle sessions archived or deleted by the worker's retention job (every RETENTION_INTERVAL_MS); null turns it off (the default)",
+  })
+  @IsOptional() @ValidateNested() @Type(() => TenantRetentionDto)
+  retention?: TenantRetentionDto | null;
 }
 
 export class ListTenantsQuery {

@@ -15,6 +15,7 @@ import {
   TenantRecord,
   updateTenantConfig,
   updateTenantOverrides,
+  updateTenantRetention,
 } from '@app/event-store';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { effectivePolicy, TenantRateLimiter } from '../auth/tenant-rate-limiter';
@@ -75,32 +76,37 @@ export class AdminService {
   /**
    * Merges a patch into the tenant's session-config defaults (a config that
    * does not resolve is refused) and into its limit and quota overrides,
-   * which this replica applies from the next request, and suspends or lifts
-   * the suspension of its keys.
+   * which this replica applies from the next request, suspends or lifts
+   * the suspension of its keys, and sets or turns off session retention.
    */
   async updateTenant(tenantId: string, patch: UpdateTenantDto) {
     if (!UUID.test(tenantId)) throw tenantNotFound();
-    if (patch.config === undefined && patch.limits === undefined && patch.quotas === undefined && patch.suspended === undefined) {
-      throw invalid('validation_failed', 'Nothing to change: give config, limits, quotas or suspended', { fields: [] });
+    const { config, limits, quotas, suspended, retention } = patch;
+    if ([config, limits, quotas, suspended, retention].every((field) => field === undefined)) {
+      throw invalid('validation_failed', 'Nothing to change: give config, limits, quotas, suspended or retention', { fields: [] });
     }
     const updated = await this.db.tenantTx(tenantId, async (tx) => {
       const tenant = await findTenant(tx);
       if (!tenant) throw tenantNotFound();
-      if (patch.config !== undefined) {
-        tenant.config = applyConfigPatch(tenant.config, patch.config) as Record<string, unknown>;
+      if (config !== undefined) {
+        tenant.config = applyConfigPatch(tenant.config, config) as Record<string, unknown>;
         resolveSessionConfig(null, tenant.config, {});
         await updateTenantConfig(tx, tenant.config);
       }
-      if (patch.limits !== undefined || patch.quotas !== undefined) {
-        tenant.limits = patchOverrides(tenant.limits, patch.limits);
-        tenant.quotas = patchOverrides(tenant.quotas, patch.quotas);
+      if (limits !== undefined || quotas !== undefined) {
+        tenant.limits = patchOverrides(tenant.limits, limits);
+        tenant.quotas = patchOverrides(tenant.quotas, quotas);
         await updateTenantOverrides(tx, tenant);
       }
-      if (patch.suspended !== undefined) tenant.suspendedAt = await setTenantSuspended(tx, patch.suspended);
+      if (suspended !== undefined) tenant.suspendedAt = await setTenantSuspended(tx, suspended);
+      if (retention !== undefined) {
+        tenant.retention = retention && { idleSeconds: retention.idleSeconds, action: retention.action };
+        await updateTenantRetention(tx, tenant.retention);
+      }
       return tenant;
     });
     this.tenantLimits.forget(tenantId);
-    if (patch.suspended !== undefined) this.keys.forgetTenant(tenantId);
+    if (suspended !== undefined) this.keys.forgetTenant(tenantId);
     return this.view(updated);
   }
 
@@ -138,6 +144,7 @@ export class AdminService {
       config: tenant.config,
       suspended: tenant.suspendedAt !== null,
       suspendedAt: tenant.suspendedAt?.toISOString() ?? null,
+      retention: tenant.retention,
       ...effectivePolicy(this.config, tenant),
       overrides: { limits: tenant.limits, quotas: tenant.quotas },
       usage: tenant.usage,

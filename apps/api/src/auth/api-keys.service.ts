@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { DomainError } from '@app/domain';
 import { findLiveApiKey } from '@app/event-store';
-import { PRODUCER_REDIS } from '@app/queue';
+import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 import { AuthFailureLimiter } from './auth-failure-limiter';
+import { CacheInvalidation, Invalidation } from './cache-invalidation';
 
 export interface Principal {
   tenantId: string;
@@ -39,9 +39,11 @@ export class ApiKeysService {
   constructor(
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PRODUCER_REDIS) redis: Redis,
+    @Inject(PRODUCER_REDIS) redis: RedisClient,
+    private readonly invalidation: CacheInvalidation,
   ) {
-    this.failures = new AuthFailureLimiter(redis, config.redis.prefix, config.auth.failureLimit, config.auth.failureWindowSeconds);
+    this.failures = new AuthFailureLimiter(redis, config.redis.namespace, config.auth.failureLimit, config.auth.failureWindowSeconds);
+    invalidation.onInvalidation((message) => this.drop(message));
   }
 
   generate(tenantId: string): NewApiKey {
@@ -50,7 +52,8 @@ export class ApiKeysService {
   }
 
   /**
-   * Verifies a bearer key; a verified key is trusted for API_KEY_CACHE_TTL_MS.
+   * Verifies a bearer key; a verified key is trusted for API_KEY_CACHE_TTL_MS,
+   * or until a revocation or suspension reaches this replica (CacheInvalidation).
    * Failures count against the client's address (AUTH_FAILURE_LIMIT).
    */
   async authenticate(key: string, clientAddress = 'unknown'): Promise<Principal> {
@@ -71,26 +74,30 @@ export class ApiKeysService {
     if (!match) return null;
     const hex = match[1];
     const tenantId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const version = this.invalidation.version;
     const found = await this.db.tenantTx(tenantId, (tx) => findLiveApiKey(tx, hash));
     if (!found) return null;
     const principal = { tenantId, keyId: found.keyId, suspended: found.suspended };
-    if (this.config.auth.apiKeyCacheTtlMs > 0) {
+    if (this.config.auth.apiKeyCacheTtlMs > 0 && this.invalidation.version === version) {
       this.cache.set(hash.toString('hex'), { ...principal, expiresAt: Date.now() + this.config.auth.apiKeyCacheTtlMs });
     }
     return principal;
   }
 
-  /** Revocation is immediate in this process; other replicas notice within the cache TTL. */
+  /** Revocation: immediate in this process, in the others once the message arrives (see CacheInvalidation). */
   forget(keyId: string): void {
-    this.drop((p) => p.keyId === keyId);
+    this.invalidation.publish({ kind: 'api-key', keyId });
   }
 
-  /** A suspension, its end or a deletion: immediate in this process, within the cache TTL on other replicas. */
+  /** A suspension, its end or a deletion: as for a revocation. */
   forgetTenant(tenantId: string): void {
-    this.drop((p) => p.tenantId === tenantId);
+    this.invalidation.publish({ kind: 'tenant-keys', tenantId });
   }
 
-  private drop(matches: (principal: Principal) => boolean): void {
+  private drop(message: Invalidation): void {
+    if (message.kind === 'tenant-policy') return;
+    if (message.kind === 'all') return this.cache.clear();
+    const matches = message.kind === 'api-key' ? (p: Principal) => p.keyId === message.keyId : (p: Principal) => p.tenantId === message.tenantId;
     for (const [k, v] of this.cache) if (matches(v)) this.cache.delete(k);
   }
 }

@@ -1,6 +1,9 @@
-import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '@app/domain';
+import { RedisClient } from '@app/queue';
+
+/** A counter's key is its own hash tag: on a Redis Cluster the addresses spread over the slots. */
+const slotKey = (address: string) => `{${address}}`;
 
 /**
  * Failed authentications per client address, counted in Redis so the limit
@@ -12,14 +15,14 @@ export class AuthFailureLimiter {
   private readonly limiter: RateLimiterRedis;
 
   constructor(
-    redis: Redis,
-    prefix: string,
+    redis: RedisClient,
+    namespace: string,
     private readonly points: number,
     private readonly windowSeconds: number,
   ) {
     this.limiter = new RateLimiterRedis({
       storeClient: redis,
-      keyPrefix: `${prefix}:auth-failures`,
+      keyPrefix: `${namespace}:auth-failures`,
       points,
       duration: windowSeconds,
       insuranceLimiter: new RateLimiterMemory({ points, duration: windowSeconds }),
@@ -28,13 +31,13 @@ export class AuthFailureLimiter {
 
   /** Throws 429 `too_many_auth_failures` while the address is over its limit. */
   async refuseIfBlocked(address: string): Promise<void> {
-    const state = await this.limiter.get(address).catch(() => null);
+    const state = await this.limiter.get(slotKey(address)).catch(() => null);
     if (state && state.consumedPoints >= this.points) throw this.tooMany(state);
   }
 
   /** Counts one failure; the failure that crosses the limit is itself answered 429. */
   async record(address: string): Promise<void> {
-    const state = await this.limiter.consume(address).catch((rejection: unknown) => rejection);
+    const state = await this.limiter.consume(slotKey(address)).catch((rejection: unknown) => rejection);
     if (state instanceof RateLimiterRes && state.remainingPoints <= 0) throw this.tooMany(state);
   }
 

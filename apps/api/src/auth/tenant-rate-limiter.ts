@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
 import { APP_CONFIG, AppConfig, TenantLimits, TenantQuotas } from '@app/config';
 import { Database, Tx } from '@app/database';
 import { DomainError } from '@app/domain';
 import { readTenantOverrides, readUsage, TenantOverrides } from '@app/event-store';
-import { PRODUCER_REDIS } from '@app/queue';
+import { PRODUCER_REDIS, RedisClient } from '@app/queue';
+import { CacheInvalidation } from './cache-invalidation';
 
 /** One tenant's effective limits and quotas: the configured defaults with the admin API's overrides. */
 export interface TenantPolicy {
@@ -20,12 +20,15 @@ export function effectivePolicy(config: AppConfig, overrides: TenantOverrides | 
   return { limits: { ...config.tenants.limits, ...overrides?.limits }, quotas: { ...config.tenants.quotas, ...overrides?.quotas } };
 }
 
-/** An override set through the admin API takes effect on this replica at once, on the others within this. */
+/** An override set through the admin API takes effect on every replica once CacheInvalidation's message arrives; this bounds a missed one. */
 const POLICY_TTL_MS = 5000;
 /** Every tenant request asks Redis: one that does not answer (hung, network cut) costs a request at most this, then memory decides. */
 const REDIS_TIMEOUT_MS = 200;
 
 type Bucket = 'requests' | 'bytes';
+
+/** A tenant's bucket keys carry its id as their hash tag: on a Redis Cluster tenants spread over the slots, and each key's script stays in one. */
+const bucketKey = (tenantId: string) => `{${tenantId}}`;
 
 /** What one bucket said about this request. */
 interface Verdict {
@@ -65,9 +68,14 @@ export class TenantRateLimiter {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PRODUCER_REDIS) private readonly redis: Redis,
+    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
     private readonly db: Database,
+    private readonly invalidation: CacheInvalidation,
   ) {
+    invalidation.onInvalidation((message) => {
+      if (message.kind === 'all') this.policies.clear();
+      if (message.kind === 'tenant-policy') this.policies.delete(message.tenantId);
+    });
     db.capTenantConnections({
       // A tenant's first transactions (the key look-up) run before its policy is known: the default cap applies.
       capOf: (tenantId) => (this.policies.get(tenantId)?.limits ?? config.tenants.limits).maxConnections,
@@ -90,9 +98,9 @@ export class TenantRateLimiter {
     return load;
   }
 
-  /** Drops the cached policy: an admin change applies to this replica's next request. */
+  /** Drops the cached policy: an admin change applies to the next request, on this replica and the others (CacheInvalidation). */
   forget(tenantId: string): void {
-    this.policies.delete(tenantId);
+    this.invalidation.publish({ kind: 'tenant-policy', tenantId });
   }
 
   /** Charges one request and its body against the tenant's buckets; throws 429 when either is used up. */
@@ -104,7 +112,7 @@ export class TenantRateLimiter {
       limits.requestsPerSecond > 0 ? this.takeRequest(tenantId, limits.requestsPerSecond) : undefined,
       limits.bytesPerSecond > 0 && bytes > 0 ? this.takeBytes(tenantId, bytes, limits.bytesPerSecond) : undefined,
     ]);
-    if (requests?.refused && body && !body.refused) void this.bucket('bytes', limits.bytesPerSecond).reward(tenantId, bytes).catch(() => undefined);
+    if (requests?.refused && body && !body.refused) void this.bucket('bytes', limits.bytesPerSecond).reward(bucketKey(tenantId), bytes).catch(() => undefined);
     const verdicts = (requests?.refused ? [requests] : [requests, body]).filter((v): v is Verdict => v !== undefined);
     const policy = [
       limits.requestsPerSecond > 0 ? `"requests";q=${limits.requestsPerSecond};w=1` : undefined,
@@ -164,15 +172,16 @@ export class TenantRateLimiter {
   }
 
   private async load(tenantId: string): Promise<TenantPolicy> {
+    const version = this.invalidation.version;
     const policy = effectivePolicy(this.config, await this.db.tenantTx(tenantId, readTenantOverrides));
-    this.policies.set(tenantId, { ...policy, expiresAt: Date.now() + POLICY_TTL_MS });
+    if (this.invalidation.version === version) this.policies.set(tenantId, { ...policy, expiresAt: Date.now() + POLICY_TTL_MS });
     return policy;
   }
 
   private async takeRequest(tenantId: string, perSecond: number): Promise<Verdict | undefined> {
     // Refused while the second lasts once its last point is taken: later requests never reach Redis.
     const bucket = this.bucket('requests', perSecond, { inMemoryBlockOnConsumed: perSecond });
-    return bucket.consume(tenantId).then(
+    return bucket.consume(bucketKey(tenantId)).then(
       (state) => ({ bucket: 'requests', quota: perSecond, state, refused: false }),
       (rejection: unknown) => (rejection instanceof RateLimiterRes ? { bucket: 'requests', quota: perSecond, state: rejection, refused: true } : undefined),
     );
@@ -180,13 +189,13 @@ export class TenantRateLimiter {
 
   private async takeBytes(tenantId: string, bytes: number, perSecond: number): Promise<Verdict | undefined> {
     const bucket = this.bucket('bytes', perSecond);
-    const state = await bucket.consume(tenantId, bytes).catch((rejection: unknown) => rejection);
+    const state = await bucket.consume(bucketKey(tenantId), bytes).catch((rejection: unknown) => rejection);
     if (!(state instanceof RateLimiterRes)) return undefined;
     const verdict: Verdict = { bucket: 'bytes', quota: perSecond, state, refused: false };
     if (state.consumedPoints <= perSecond) return verdict;
     if (state.consumedPoints - bytes >= perSecond) return { ...verdict, refused: true };
     const overdraft = state.consumedPoints - perSecond;
-    const blocked = await bucket.block(tenantId, Math.ceil(overdraft / perSecond)).catch(() => state);
+    const blocked = await bucket.block(bucketKey(tenantId), Math.ceil(overdraft / perSecond)).catch(() => state);
     return { ...verdict, state: blocked };
   }
 
@@ -197,7 +206,7 @@ export class TenantRateLimiter {
     if (!bucket) {
       const limiter = new RateLimiterRedis({
         storeClient: this.redis,
-        keyPrefix: `${this.config.redis.prefix}:tenant-${name}`,
+        keyPrefix: `${this.config.redis.namespace}:tenant-${name}`,
         points: perSecond,
         duration: 1,
         ...options,

@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Job, QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { createRedis, JobDispatcher, QueueName } from '@app/queue';
+import { createRedis, JobDispatcher, QueueName, RedisClient } from '@app/queue';
 
 /** What a compaction job returns (the worker's CompactOutcome), as far as waiting needs it. */
 interface JobResult {
@@ -28,7 +27,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OU
 @Injectable()
 export class CompactionWaiter implements OnApplicationShutdown {
   private events?: QueueEvents;
-  private connection?: Redis;
+  private connection?: RedisClient;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -63,7 +62,7 @@ export class CompactionWaiter implements OnApplicationShutdown {
   private queueEvents(): QueueEvents {
     if (!this.events) {
       // Its own blocking connection, made on first use: API processes that never wait hold none.
-      this.connection = createRedis(this.config.redis.url, 'worker', 'compaction-waiter');
+      this.connection = createRedis(this.config.redis, 'worker', 'compaction-waiter');
       this.events = new QueueEvents(QueueName.Compaction, { connection: this.connection, prefix: this.config.redis.prefix });
       this.events.on('error', () => undefined);
     }

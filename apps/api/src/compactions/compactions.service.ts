@@ -24,7 +24,7 @@ import { OutboxRelay } from '@app/queue';
 import { loadToolOutputs, SummaryChain } from '@app/summarizer';
 import { tokenFigures } from '../context/context.service';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionArchived, sessionNotFound } from '../sessions/session-view';
 import { compactionState } from './compaction-state';
 import { appendMarker, compactMessage } from './compaction-trigger';
 import { CompactionWaiter } from './compaction-waiter';
@@ -131,6 +131,7 @@ export class CompactionsService {
       runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
         const locked = await lockSessionForAppend(tx, sessionId, []);
         if (!locked) throw sessionNotFound(sessionId);
+        if (locked.archived) throw sessionArchived(sessionId);
         const read = (await readWindow(tx, sessionId))!;
         const state = compactionState(read, composeSessionView(read.session, read));
         // Joining keeps one marker (OpenCode); instructions are the marker's own, so they open a new one.

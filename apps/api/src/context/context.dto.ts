@@ -12,6 +12,14 @@ export class ContextQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
   atSeq?: number;
 
+  @ApiPropertyOptional({
+    description: 'Read-your-writes with a read replica: the answer reflects at least this seq (pass the headSeq of your last append); a replica behind it is skipped for the primary',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  minSeq?: number;
+
   @ApiPropertyOptional({ enum: ['abort', 'omit'], default: 'abort', description: 'How calls of a trailing assistant turn still running are rendered' })
   @IsOptional() @IsIn(['abort', 'omit'])
   pending?: PendingMode;

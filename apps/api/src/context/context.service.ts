@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@app/database';
+import { Database, ReadDatabase, Tx } from '@app/database';
 import { composeSessionView, ContextFormat, PendingMode, renderContext, SessionView } from '@app/domain';
 import { renderToolOutputTools } from '@app/domain/tool-output';
 import { readWindow, WindowRead } from '@app/event-store';
@@ -20,11 +20,28 @@ export function tokenFigures({ view, limits, overflow }: SessionView) {
 
 @Injectable()
 export class ContextService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly reads: ReadDatabase,
+  ) {}
 
-  /** Reads the window (cost follows the window, not the history) and composes the view. */
-  async view(tenantId: string, sessionId: string, atSeq?: number, pending?: PendingMode): Promise<{ read: WindowRead; composed: SessionView }> {
-    const read = await this.db.tenantTx(tenantId, (tx) => readWindow(tx, sessionId, atSeq));
+  /**
+   * Reads the window (cost follows the window, not the history) and composes
+   * the view. With `replica`, the read may be served by the read replica: only
+   * one that holds the session up to `minSeq` (and `atSeq`) will do.
+   */
+  async view(
+    tenantId: string,
+    sessionId: string,
+    atSeq?: number,
+    pending?: PendingMode,
+    replica?: { minSeq?: number },
+  ): Promise<{ read: WindowRead; composed: SessionView }> {
+    const work = (tx: Tx) => readWindow(tx, sessionId, atSeq);
+    const needed = Math.max(replica?.minSeq ?? 0, atSeq ?? 0);
+    const read = replica
+      ? await this.reads.tenantRead(tenantId, work, (r) => r !== undefined && r.session.headSeq >= needed)
+      : await this.db.tenantTx(tenantId, work);
     if (!read) throw sessionNotFound(sessionId);
     return { read, composed: composeSessionView(read.session, read, pending) };
   }
@@ -32,10 +49,10 @@ export class ContextService {
   async context(
     tenantId: string,
     sessionId: string,
-    query: { format?: ContextFormat; atSeq?: number; pending?: PendingMode; tools?: 'tool_output_cache' },
+    query: { format?: ContextFormat; atSeq?: number; minSeq?: number; pending?: PendingMode; tools?: 'tool_output_cache' },
   ) {
     const format = query.format ?? 'neutral';
-    const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending);
+    const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending, { minSeq: query.minSeq });
     const rendered = renderContext(composed.view, format);
     return {
       format,

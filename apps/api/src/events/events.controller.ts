@@ -33,6 +33,6 @@ export class EventsController {
   @Get()
   @ApiOperation({ summary: 'Read the raw log, paged by seq' })
   read(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Query() query: ReadEventsQuery) {
-    return this.events.read(tenantId, sessionId, query.afterSeq, query.limit);
+    return this.events.read(tenantId, sessionId, { afterSeq: query.afterSeq, limit: query.limit, minSeq: query.minSeq, types: query.types });
   }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { EVENT_TYPES, EventType } from '@app/domain';
 
 export class NewEventDto {
   @ApiPropertyOptional({ description: 'Client event id; a retry with the same id returns the original seq', example: 'evt-0001' })
@@ -38,4 +39,21 @@ export class ReadEventsQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10000)
   limit?: number;
+
+  @ApiPropertyOptional({
+    description: 'Read-your-writes with a read replica: the answer reflects at least this seq (pass the headSeq of your last append); a replica behind it is skipped for the primary',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  minSeq?: number;
+
+  @ApiPropertyOptional({
+    description: 'Only events of these types, comma-separated (e.g. `tool_outputs.pruned,tool_results.archived`); the page is then full or the last',
+    example: 'compaction.completed,tool_outputs.pruned',
+  })
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' ? value.split(',') : value))
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(EVENT_TYPES.length) @IsIn(EVENT_TYPES, { each: true })
+  types?: EventType[];
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig, TenantQuotas } from '@app/config';
-import { Database, Tx } from '@app/database';
+import { Database, ReadDatabase, Tx } from '@app/database';
 import { AppendBatch, applyToolCallLedger, classifyAppendRetry, DomainError, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
 import {
   findSession,
@@ -22,7 +22,7 @@ import { triggerAfterAppend } from '../compactions/compaction-trigger';
 import { ViewBounds } from '../compactions/view-bounds';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { PruneScheduler } from '../prune/prune-scheduler';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionArchived, sessionNotFound } from '../sessions/session-view';
 import { Metrics } from '../metrics/metrics';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
 
@@ -42,6 +42,7 @@ const ANSWERS_OF_A_RETRY = new Set(['version_conflict', 'duplicate_tool_call_id'
 export class EventsService {
   constructor(
     private readonly db: Database,
+    private readonly reads: ReadDatabase,
     private readonly relay: OutboxRelay,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly toolOutputs: ToolOutputsService,
@@ -99,7 +100,8 @@ export class EventsService {
     const result = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, options.idempotencyKey, options.fingerprint, this.config.idempotency.ttlHours, async () => {
         const ids = batch.events.map((e) => e.id);
-        const locked = await lockSessionForAppend(tx, sessionId, options.lookupIds ? ids : undefined);
+        // Even the optimistic attempt looks ids up among a fork's inherited events: no unique index spans them.
+        const locked = await lockSessionForAppend(tx, sessionId, ids, options.lookupIds ? 'log' : 'inherited');
         if (!locked) throw sessionNotFound(sessionId);
         const hashById = new Map(ids.map((id, i) => [id, hashes[i]]));
         const retry = classifyAppendRetry(
@@ -107,6 +109,7 @@ export class EventsService {
           locked.existing.map((e) => ({ id: e.id, seq: e.seq, sameBody: e.payloadHash.equals(hashById.get(e.id)!) })),
         );
         if (retry.kind === 'replay') return { status: 200, body: { headSeq: locked.headSeq, events: retry.events } };
+        if (locked.archived) throw sessionArchived(sessionId);
         if (batch.expectedSeq !== undefined && batch.expectedSeq !== locked.headSeq) {
           throw versionConflict(batch.expectedSeq, locked.headSeq);
         }
@@ -143,18 +146,30 @@ export class EventsService {
     return { result, outbox, pruneAfterSeq };
   }
 
-  async read(tenantId: string, sessionId: string, afterSeq = 0, limit = 100) {
+  /**
+   * A page of the raw log (of `types` only, when given); on the read replica
+   * when one is configured and holds the session up to `minSeq`.
+   */
+  async read(tenantId: string, sessionId: string, { afterSeq = 0, limit = 100, minSeq = 0, types }: { afterSeq?: number; limit?: number; minSeq?: number; types?: readonly string[] }) {
     const pageSize = Math.min(limit, this.config.limits.maxPageSize);
-    return this.db.tenantTx(tenantId, async (tx) => {
-      const session = await findSession(tx, sessionId);
-      if (!session) throw sessionNotFound(sessionId);
-      const events = await readEvents(tx, sessionId, afterSeq, pageSize);
-      const last = events.length > 0 ? events[events.length - 1].seq : afterSeq;
-      return {
-        headSeq: session.headSeq,
-        events: events.map((e) => ({ seq: e.seq, id: e.id, type: e.type, data: e.data, createdAt: e.createdAt.toISOString() })),
-        nextAfterSeq: last < session.headSeq ? last : null,
-      };
-    });
+    const page = await this.reads.tenantRead(
+      tenantId,
+      async (tx) => {
+        const session = await findSession(tx, sessionId);
+        if (!session) return undefined;
+        const events = await readEvents(tx, sessionId, afterSeq, pageSize, types);
+        const last = events.length > 0 ? events[events.length - 1].seq : afterSeq;
+        // A filtered page short of the limit is the last one.
+        const more = types ? events.length === pageSize : last < session.headSeq;
+        return {
+          headSeq: session.headSeq,
+          events: events.map((e) => ({ seq: e.seq, id: e.id, type: e.type, data: e.data, createdAt: e.createdAt.toISOString(), ...(e.origin ? { origin: e.origin } : {}) })),
+          nextAfterSeq: more ? last : null,
+        };
+      },
+      (p) => p !== undefined && p.headSeq >= minSeq,
+    );
+    if (!page) throw sessionNotFound(sessionId);
+    return page;
   }
 }

@@ -1,16 +1,15 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Redis } from 'ioredis';
 import { Database } from '@app/database';
-import { PRODUCER_REDIS } from '@app/queue';
+import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 
 @ApiTags('health')
 @Controller()
 export class HealthController {
   constructor(
     private readonly db: Database,
-    @Inject(PRODUCER_REDIS) private readonly redis: Redis,
+    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
   ) {}
 
   @Get('healthz')

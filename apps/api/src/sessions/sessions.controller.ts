@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger
 import type { Response } from 'express';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
 import { parseIdempotencyKey } from '../http/idempotency';
-import { CreateSessionDto, ListSessionsQuery, UpdateSessionDto } from './sessions.dto';
+import { CreateSessionDto, ForkSessionDto, ListSessionsQuery, UpdateSessionDto } from './sessions.dto';
 import { SessionsService } from './sessions.service';
 
 @ApiTags('sessions')
@@ -40,9 +40,25 @@ export class SessionsController {
   }
 
   @Patch(':sessionId')
-  @ApiOperation({ summary: 'Change the session configuration (a deep-merged patch, logged as session.config_changed)' })
-  changeConfig(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Body() dto: UpdateSessionDto) {
-    return this.sessions.changeConfig(tenantId, sessionId, dto.config);
+  @ApiOperation({ summary: 'Change the session configuration (a deep-merged patch, logged as session.config_changed), archive or unarchive it' })
+  update(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Body() dto: UpdateSessionDto) {
+    return this.sessions.update(tenantId, sessionId, dto);
+  }
+
+  @Post(':sessionId/forks')
+  @ApiOperation({ summary: "Fork a session at a seq (copy-on-write): a new session that starts from the source's view there, then diverges" })
+  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  async fork(
+    @TenantId() tenantId: string,
+    @Param('sessionId') sessionId: string,
+    @Body() dto: ForkSessionDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const result = await this.sessions.fork(tenantId, sessionId, dto, parseIdempotencyKey(key));
+    res.status(result.status);
+    res.setHeader('location', `/v1/sessions/${encodeURIComponent((result.body as { id: string }).id)}`);
+    return result.body;
   }
 
   @Delete(':sessionId')

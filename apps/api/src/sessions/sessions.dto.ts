@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsInt, IsISO8601, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsInt, IsISO8601, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ID_PATTERN } from '@app/domain';
 
 export class CreateSessionDto {
@@ -26,6 +26,20 @@ export class CreateSessionDto {
   metadata?: Record<string, unknown>;
 }
 
+export class ForkSessionDto {
+  @ApiPropertyOptional({ description: "The source's seq the fork starts from (its view there); the source's head when absent", minimum: 1, example: 12 })
+  @IsOptional() @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  atSeq?: number;
+
+  @ApiPropertyOptional({ description: 'Client-chosen id of the fork; a random UUID when absent', example: 'agent-run-42-retry' })
+  @IsOptional() @Matches(ID_PATTERN)
+  id?: string;
+
+  @ApiPropertyOptional({ description: "The fork's metadata; the source's when absent", type: 'object', additionalProperties: true })
+  @IsOptional() @IsObject()
+  metadata?: Record<string, unknown>;
+}
+
 /** A JSON query parameter parsed; what is not JSON stays a string, which @IsObject then refuses (400). */
 function parseJson({ value }: { value: unknown }): unknown {
   if (typeof value !== 'string') return value;
@@ -37,6 +51,9 @@ function parseJson({ value }: { value: unknown }): unknown {
 }
 
 // An ISO 8601 date-time with its offset: without one, PostgreSQL would read it in the server's time zone.
+/** A query string's 'true' / 'false'; anything else stays as given and fails @IsBoolean. */
+const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 const Timestamp = (description: string) =>
   applyDecorators(
@@ -78,15 +95,25 @@ export class ListSessionsQuery {
 
   @Timestamp('Last activity before')
   activeBefore?: string;
+
+  @ApiPropertyOptional({ description: 'true: archived sessions only; false: unarchived only; absent: both' })
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  archived?: boolean;
 }
 
 export class UpdateSessionDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     description: 'A config patch, merged deeply into the session overrides (a `preset` re-bases the session); recorded as session.config_changed',
     type: 'object',
     additionalProperties: true,
     example: { compaction: { thresholdRatio: 0.7 }, prune: { enabled: true } },
   })
-  @IsObject()
-  config: Record<string, unknown>;
+  @IsOptional() @IsObject()
+  config?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    description: 'false unarchives the session (counts as activity, so retention waits its full idle age again); true archives it: its log stays readable, appends get 409 session_archived',
+  })
+  @IsOptional() @IsBoolean()
+  archived?: boolean;
 }

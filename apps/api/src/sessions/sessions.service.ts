@@ -1,29 +1,34 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Database, sqlState } from '@app/database';
-import { applyConfigPatch, DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
+import { Database, sqlState, Tx } from '@app/database';
+import { applyConfigPatch, checkForkSeq, composeSessionView, DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
 import {
-  deleteSession,
+  findSession,
   insertEvents,
   insertOutbox,
+  insertFork,
   insertSession,
   listSessions,
+  lockForkSource,
   lockSessionForAppend,
   OutboxRow,
   payloadHash,
   SessionCursor,
   readSessionConfigs,
   readTenantConfig,
+  readWindow,
+  setSessionArchived,
   updateSessionConfig,
 } from '@app/event-store';
 import { JobName, OutboxRelay, sessionJobId } from '@app/queue';
-import { deleteUnreferencedContents, lockSessionOutputs } from '@app/tool-output-store';
+import { deleteSessionWithOutputs } from '@app/maintenance';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
-import { CreateSessionDto, ListSessionsQuery } from './sessions.dto';
+import { CreateSessionDto, ForkSessionDto, ListSessionsQuery, UpdateSessionDto } from './sessions.dto';
 import { ContextService, tokenFigures } from '../context/context.service';
 import { compactionState } from '../compactions/compaction-state';
-import { sessionNotFound, sessionState } from './session-view';
+import { compactMessage } from '../compactions/compaction-trigger';
+import { sessionArchived, sessionNotFound, sessionState } from './session-view';
 
 function encodeCursor(row: { cursorTs: string; sessionId: string }): string {
   return Buffer.from(JSON.stringify([row.cursorTs, row.sessionId])).toString('base64url');
@@ -88,23 +93,68 @@ export class SessionsService {
   }
 
   /**
+   * POST .../forks: a new session that reads the source's log up to atSeq
+   * (no event copied) and starts from its view there: the pivot then in
+   * force, pins, pruning, tool-output refs, the tool-call ledger; its own
+   * appends follow at atSeq+1. A compaction pending at atSeq is pending in
+   * the fork too and gets the fork's own job.
+   */
+  async fork(tenantId: string, sourceId: string, dto: ForkSessionDto, idempotencyKey?: string) {
+    const forkId = dto.id ?? randomUUID();
+    const outbox: OutboxRow[] = [];
+    const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sourceId}/forks`, dto);
+    const result = await this.db.tenantTx(tenantId, (tx) =>
+      runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
+        const source = await lockForkSource(tx, sourceId);
+        if (!source) throw sessionNotFound(sourceId);
+        const atSeq = dto.atSeq ?? source.headSeq;
+        checkForkSeq(atSeq, source.headSeq);
+        const row = await insertFork(tx, source, { forkId, sourceId, atSeq, metadata: dto.metadata ?? source.metadata });
+        if (!row) throw new DomainError('conflict', 'session_exists', `Session ${forkId} already exists`);
+        const read = (await readWindow(tx, forkId))!;
+        const { pendingMarkerSeq } = compactionState(read, composeSessionView(read.session, read));
+        if (pendingMarkerSeq !== null) outbox.push(...(await insertOutbox(tx, [compactMessage(tenantId, forkId, pendingMarkerSeq)])));
+        return { status: 201, body: sessionState(row) };
+      }),
+    );
+    await this.relay.dispatchNow(this.db, outbox);
+    return result;
+  }
+
+  /**
+   * PATCH, in one transaction: unarchives first (so a config change in the
+   * same request applies), changes the config, archives last.
+   */
+  async update(tenantId: string, sessionId: string, { config, archived }: UpdateSessionDto) {
+    if (config === undefined && archived === undefined) {
+      // An unknown session (another tenant's included) is a 404 whatever the body.
+      if (!(await this.db.tenantTx(tenantId, (tx) => findSession(tx, sessionId)))) throw sessionNotFound(sessionId);
+      throw invalid('validation_failed', 'Nothing to change: give config or archived', { fields: [] });
+    }
+    await this.db.tenantTx(tenantId, async (tx) => {
+      if (archived === false && !(await setSessionArchived(tx, sessionId, false))) throw sessionNotFound(sessionId);
+      if (config !== undefined) await this.changeConfig(tx, sessionId, config);
+      if (archived === true && !(await setSessionArchived(tx, sessionId, true))) throw sessionNotFound(sessionId);
+    });
+    return this.get(tenantId, sessionId);
+  }
+
+  /**
    * Merges a config patch into the session's overrides under the session
    * lock, validated against the resolved config (a patch that leaves an
    * unknown model without limits is refused), and records it in the log as
    * session.config_changed.
    */
-  async changeConfig(tenantId: string, sessionId: string, patch: Record<string, unknown>) {
-    await this.db.tenantTx(tenantId, async (tx) => {
-      const locked = await lockSessionForAppend(tx, sessionId);
-      const configs = locked && (await readSessionConfigs(tx, sessionId));
-      if (!locked || !configs) throw sessionNotFound(sessionId);
-      const config = applyConfigPatch(configs.config, patch) as Record<string, unknown>;
-      sessionSettings({ ...configs, config });
-      const event: NewEvent = { id: `config-changed-${locked.headSeq + 1}`, type: 'session.config_changed', data: { patch } };
-      await insertEvents(tx, sessionId, locked.headSeq, [{ event, payloadHash: payloadHash(event), tokens: 0 }]);
-      await updateSessionConfig(tx, sessionId, config);
-    });
-    return this.get(tenantId, sessionId);
+  private async changeConfig(tx: Tx, sessionId: string, patch: Record<string, unknown>): Promise<void> {
+    const locked = await lockSessionForAppend(tx, sessionId);
+    const configs = locked && (await readSessionConfigs(tx, sessionId));
+    if (!locked || !configs) throw sessionNotFound(sessionId);
+    if (locked.archived) throw sessionArchived(sessionId);
+    const config = applyConfigPatch(configs.config, patch) as Record<string, unknown>;
+    sessionSettings({ ...configs, config });
+    const event: NewEvent = { id: `config-changed-${locked.headSeq + 1}`, type: 'session.config_changed', data: { patch } };
+    await insertEvents(tx, sessionId, locked.headSeq, [{ event, payloadHash: payloadHash(event), tokens: 0 }]);
+    await updateSessionConfig(tx, sessionId, config);
   }
 
   /** State plus the same token figures the context endpoint reports. */
@@ -136,14 +186,7 @@ export class SessionsService {
   }
 
   async delete(tenantId: string, sessionId: string): Promise<void> {
-    const deleted = await this.db.tenantTx(tenantId, async (tx) => {
-      // The session row is locked first, so no ref is added meanwhile; its refs go with it (cascade),
-      // then the contents no other session of the tenant points at.
-      const contents = await lockSessionOutputs(tx, sessionId);
-      if (!contents || !(await deleteSession(tx, sessionId))) return false;
-      await deleteUnreferencedContents(tx, contents);
-      return true;
-    });
+    const deleted = await this.db.tenantTx(tenantId, (tx) => deleteSessionWithOutputs(tx, sessionId));
     if (!deleted) throw sessionNotFound(sessionId);
   }
 }

@@ -2,7 +2,6 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Response } from 'express';
-import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState, Tx } from '@app/database';
 import { DomainError, ID_PATTERN, invalid, NewEvent, sessionSettings, ToolResultPart } from '@app/domain';
@@ -30,7 +29,7 @@ import {
   ViewPartsCollector,
 } from '@app/domain/tool-output';
 import { findSession, readSessionConfigs, SessionConfigs } from '@app/event-store';
-import { PRODUCER_REDIS } from '@app/queue';
+import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 import {
   attachRefs,
   createStagedContent,
@@ -47,6 +46,7 @@ import {
   readEndChunks,
   readRangeChunkMetas,
   refView,
+  ContentTotals,
   StoredChunk,
   StoredRef,
   touchStagedContent,
@@ -114,7 +114,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly grepPool: GrepPool,
-    @Inject(PRODUCER_REDIS) redis: Redis,
+    @Inject(PRODUCER_REDIS) redis: RedisClient,
     private readonly tenantLimits: TenantRateLimiter,
   ) {
     this.uploadSlots = new UploadSlots(redis, config.redis.prefix, config.toolOutput.uploadsPerTenant);
@@ -249,8 +249,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
         if (!facts) throw sessionNotFound(sessionId);
         return { viewConfig: viewConfigOfSettings(sessionSettings(facts).config.toolOutput), stagedId: await createStagedContent(tx) };
       });
-      const stopTouching = this.keepStaged(tenantId, stagedId);
-      try {
+      return await this.withStaged(tenantId, stagedId, async () => {
         const { totals, parts } = await this.receive(tenantId, stagedId, body, viewConfig);
         const refId = newRefId();
         await this.db.tenantTx(tenantId, async (tx) => {
@@ -259,21 +258,48 @@ export class ToolOutputsService implements OnApplicationShutdown {
           await insertRefs(tx, sessionId, [{ refId, contentId, attachedSeq: null }]);
           await this.tenantLimits.assertWithinQuotas(tx, quotas);
         });
-        const view = buildInContextViewFromParts(parts, refId, viewConfig);
+        const view = buildInContextViewFromParts(parts!, refId, viewConfig);
         return { ref: refView({ refId, ...totals }), view: view.view, truncated: view.truncated };
-      } catch (error) {
-        // Best effort: when the database cannot take it now, the GC collects the staging rows later.
-        await this.db.tenantTx(tenantId, (tx) => discardStagedContent(tx, stagedId)).catch(() => undefined);
-        if (sqlState(error) === '23503') {
-          // The ref's session was deleted meanwhile, or a chunk's staging row was collected.
-          throw (error as { table?: string }).table === 'tool_output_refs' ? sessionNotFound(sessionId) : uploadInterrupted();
-        }
-        throw error;
-      } finally {
-        stopTouching();
-      }
+      }).catch((error: unknown) => {
+        // The ref's session was deleted meanwhile (a chunk's staging row collected is mapped by withStaged).
+        throw sqlState(error) === '23503' && (error as { table?: string }).table === 'tool_output_refs' ? sessionNotFound(sessionId) : error;
+      });
     } finally {
       await releaseSlot();
+    }
+  }
+
+  /**
+   * Stores a body as a content of the tenant with no ref, staged and
+   * finished as an upload is: the session import inserts the refs in its
+   * own transaction. `verify` sees the totals before the content is
+   * finished; whatever it or the body throws, nothing stays. Returns the
+   * content's id (an identical stored content's, deduplicated).
+   */
+  async storeContent(tenantId: string, body: AsyncIterable<Buffer>, verify: (totals: ContentTotals) => void): Promise<number> {
+    const stagedId = await this.db.tenantTx(tenantId, (tx) => createStagedContent(tx));
+    return this.withStaged(tenantId, stagedId, async () => {
+      const { totals } = await this.receive(tenantId, stagedId, body);
+      verify(totals);
+      const contentId = await this.db.tenantTx(tenantId, (tx) => finishStagedContent(tx, stagedId, totals));
+      if (contentId === undefined) throw uploadInterrupted();
+      return contentId;
+    });
+  }
+
+  /** Runs `work` on a staging content: touched while it runs, deleted when it throws. */
+  private async withStaged<T>(tenantId: string, stagedId: number, work: () => Promise<T>): Promise<T> {
+    const stopTouching = this.keepStaged(tenantId, stagedId);
+    try {
+      return await work();
+    } catch (error) {
+      // Best effort: when the database cannot take it now, the GC collects the staging rows later.
+      await this.db.tenantTx(tenantId, (tx) => discardStagedContent(tx, stagedId)).catch(() => undefined);
+      // A chunk's staging row was collected (23503 on the chunks); the caller maps its own tables.
+      if (sqlState(error) === '23503' && (error as { table?: string }).table !== 'tool_output_refs') throw uploadInterrupted();
+      throw error;
+    } finally {
+      stopTouching();
     }
   }
 
@@ -295,10 +321,11 @@ export class ToolOutputsService implements OnApplicationShutdown {
    * Reads the body into the staging content: the sha256, totals and view
    * ends are computed on the way, and nothing is kept beyond a batch.
    */
-  private async receive(tenantId: string, stagedId: number, body: AsyncIterable<Buffer>, viewConfig: ToolOutputViewConfig) {
+  private async receive(tenantId: string, stagedId: number, body: AsyncIterable<Buffer>, viewConfig?: ToolOutputViewConfig) {
     const maxBytes = this.config.toolOutput.maxUploadBytes;
     const splitter = new ChunkSplitter();
-    const ends = new ViewPartsCollector(viewConfig);
+    // The view's ends, when the caller makes a view.
+    const ends = viewConfig && new ViewPartsCollector(viewConfig);
     const hash = createHash('sha256');
     let byteSize = 0;
     let chunkCount = 0;
@@ -325,7 +352,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
         byteSize += piece.length;
         if (byteSize > maxBytes) throw tooLarge(maxBytes);
         hash.update(piece);
-        ends.push(piece);
+        ends?.push(piece);
         add(splitter.push(piece));
         if (batchBytes >= UPLOAD_BATCH_BYTES) await flush();
       }
@@ -337,7 +364,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
       await writing.catch(() => undefined);
       throw error;
     }
-    return { totals: { sha256: hash.digest(), byteSize, lineCount: splitter.totals.lineCount, chunkCount }, parts: ends.finish() };
+    return { totals: { sha256: hash.digest(), byteSize, lineCount: splitter.totals.lineCount, chunkCount }, parts: ends?.finish() };
   }
 
   private async refOr404(tx: Tx, refId: string, sessionId?: string): Promise<StoredRef> {
@@ -375,8 +402,8 @@ export class ToolOutputsService implements OnApplicationShutdown {
     });
   }
 
-  /** The output's bytes in order, a batch of chunks per short transaction. */
-  private async *chunkBatches(tenantId: string, contentId: number): AsyncGenerator<Buffer> {
+  /** The output's bytes in order, a batch of chunks per short transaction (raw, grep, export). */
+  async *chunkBatches(tenantId: string, contentId: number): AsyncGenerator<Buffer> {
     let from = 0;
     for (;;) {
       const chunks = await this.db.tenantTx(tenantId, (tx) => readChunksFrom(tx, contentId, from, CHUNKS_PER_BATCH));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '@app/queue';
 import { DomainError } from '@app/domain';
 
 /** A slot lapses this long after its last renewal: how long the uploads of a process that died still count. */
@@ -34,7 +34,7 @@ export class UploadSlots {
   private readonly local = new Map<string, number>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly perTenant: number,
   ) {}

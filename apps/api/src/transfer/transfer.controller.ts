@@ -1,0 +1,57 @@
+import { Controller, Get, Inject, Param, Post, Query, Req, Res, UnsupportedMediaTypeException, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { ApiKeyGuard, TenantId } from '../auth/guards';
+import { BodyIdleTimeout, bodyPieces, discardRest } from '../http/request-body';
+import { ImportSessionQuery } from './transfer.dto';
+import { TransferService } from './transfer.service';
+
+/** JSON Lines media types; the JSON body parser reads none of them, so the body stays a stream. */
+const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl'];
+
+@ApiTags('sessions')
+@ApiBearerAuth()
+@UseGuards(ApiKeyGuard)
+@Controller('v1/sessions')
+export class TransferController {
+  constructor(
+    private readonly transfer: TransferService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get(':sessionId/export')
+  @ApiOperation({ summary: 'Export the session as JSON Lines: a header, then every event in seq order, each preceded by the tool outputs it cites (streamed, base64 chunks)' })
+  @ApiProduces('application/x-ndjson')
+  async export(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Res() res: Response): Promise<void> {
+    await this.transfer.export(tenantId, sessionId, res);
+  }
+
+  @Post('import')
+  @ApiOperation({
+    summary: 'Import an export into a new session (id from ?id=, else the exported id): 201 with the session, or 400 naming the bad line and nothing stored',
+    description:
+      'Streamed: parsed line by line, tool outputs staged as uploads; a body that sends nothing for UPLOAD_IDLE_TIMEOUT_MS is ended with 408. Ref ids the tenant already uses are renamed (renamedRefs).',
+  })
+  @ApiConsumes(...JSONL_TYPES)
+  @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  async import(@TenantId() tenantId: string, @Query() query: ImportSessionQuery, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (!JSONL_TYPES.includes(mediaType)) throw new UnsupportedMediaTypeException(`Send the export as ${JSONL_TYPES.join(' or ')}`);
+    const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (encoding !== 'identity') throw new UnsupportedMediaTypeException('Content-Encoding is not supported');
+    try {
+      const result = await this.transfer.import(tenantId, bodyPieces(req, this.config.toolOutput.uploadIdleTimeoutMs), query.id);
+      res.status(201);
+      res.setHeader('location', `/v1/sessions/${encodeURIComponent(result.session.id)}`);
+      return result;
+    } catch (error) {
+      // Refused before the whole body was read: the client reads the answer, then the connection closes.
+      if (!req.complete) {
+        res.setHeader('connection', 'close');
+        if (!(error instanceof BodyIdleTimeout)) await discardRest(req);
+      }
+      throw error;
+    }
+  }
+}

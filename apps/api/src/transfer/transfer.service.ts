@@ -1,0 +1,314 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { once } from 'node:events';
+import type { Response } from 'express';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database, Tx } from '@app/database';
+import {
+  applyToolCallLedger,
+  composeSessionView,
+  DomainError,
+  estimateMessageTokens,
+  eventTokens,
+  invalid,
+  NewEvent,
+  referencedCallIds,
+  sessionSettings,
+} from '@app/domain';
+import {
+  atLine,
+  chunkLine,
+  DeclaredOutput,
+  eventLine,
+  eventOutputRefs,
+  EXPORT_CHUNK_BYTES,
+  IMPORT_CHUNK_MAX_BYTES,
+  ImportReader,
+  LineSplitter,
+  outputLine,
+  parseJsonLine,
+  renameRefs,
+  sessionLine,
+  TransferEvent,
+} from '@app/domain/transfer';
+import {
+  findSession,
+  findToolCalls,
+  finishImportedSession,
+  insertImportedEvents,
+  insertSession,
+  payloadHash,
+  readEvents,
+  readTenantConfig,
+  readWindow,
+  recordToolCalls,
+  storedEventIds,
+  takenRefIds,
+} from '@app/event-store';
+import { ContentTotals, deleteUnreferencedContents, findRef, insertRefs, newRefId } from '@app/tool-output-store';
+import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
+import { sessionNotFound, sessionState } from '../sessions/session-view';
+import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
+
+/** Events read per page by an export. */
+const EXPORT_PAGE = 200;
+/** Events written per INSERT by an import (with one ledger and one id check each). */
+const IMPORT_BATCH = 200;
+
+/** Parsed lines of an import body, one at a time, with the number of the last one read. */
+class ImportLines {
+  lastLine = 0;
+  private readonly lines: AsyncGenerator<{ line: number; value: unknown }>;
+
+  constructor(body: AsyncIterable<Buffer>, maxLineBytes: number, maxDepth: number) {
+    this.lines = (async function* () {
+      const splitter = new LineSplitter(maxLineBytes);
+      for await (const piece of body) for (const l of splitter.push(piece)) yield { line: l.line, value: parseJsonLine(l.bytes, l.line, maxDepth) };
+      for (const l of splitter.end()) yield { line: l.line, value: parseJsonLine(l.bytes, l.line, maxDepth) };
+    })();
+  }
+
+  async next(): Promise<{ line: number; value: unknown } | undefined> {
+    const next = await this.lines.next();
+    if (next.done) return undefined;
+    this.lastLine = next.value.line;
+    return next.value;
+  }
+}
+
+/** Runs a check of line `line`, naming the line in what it throws. */
+function at<T>(line: number, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw atLine(line, error);
+  }
+}
+
+interface PendingEvent {
+  line: number;
+  event: TransferEvent;
+}
+
+/**
+ * Session export and import as JSON Lines (the format is in
+ * libs/domain/src/transfer). Both stream: an export reads events a page per
+ * short transaction and outputs a chunk batch per short transaction, writing
+ * with backpressure; an import parses the body line by line, stages each tool
+ * output like an upload, and writes the session, its events, tool-call ledger
+ * and refs in one transaction that commits after the last line.
+ */
+@Injectable()
+export class TransferService {
+  private readonly logger = new Logger(TransferService.name);
+
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly toolOutputs: ToolOutputsService,
+    private readonly tenantLimits: TenantRateLimiter,
+  ) {}
+
+  /**
+   * Streams the session up to its head at the start. A 404 is answered
+   * before anything is written; a failure after that cuts the response (an
+   * import of a cut export fails: events are missing).
+   */
+  async export(tenantId: string, sessionId: string, res: Response): Promise<void> {
+    const session = await this.db.tenantTx(tenantId, (tx) => findSession(tx, sessionId));
+    if (!session) throw sessionNotFound(sessionId);
+    res.status(200);
+    res.setHeader('content-type', 'application/x-ndjson; charset=utf-8');
+    res.setHeader('content-disposition', `attachment; filename="${sessionId}.jsonl"`);
+    // False once the client is gone: nothing more to write.
+    const write = async (text: string): Promise<boolean> => {
+      if (res.destroyed) return false;
+      if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      return !res.destroyed;
+    };
+    try {
+      const { sessionId: id, model, system, config, metadata, headSeq } = session;
+      await write(sessionLine({ id, model, system, config, metadata, headSeq, createdAt: session.createdAt.toISOString() }));
+      const exported = new Set<string>();
+      for (let after = 0; after < headSeq; ) {
+        const events = await this.db.tenantTx(tenantId, (tx) => readEvents(tx, sessionId, after, Math.min(EXPORT_PAGE, headSeq - after)));
+        if (events.length === 0) throw new Error(`session ${sessionId}: the log ends at seq ${after}, before its head ${headSeq} (deleted meanwhile?)`);
+        for (const event of events) {
+          for (const ref of eventOutputRefs(event)) {
+            if (exported.has(ref.id)) continue;
+            exported.add(ref.id);
+            if (!(await this.exportOutput(tenantId, ref.id, write))) return;
+          }
+          const { seq, id: eventId, type, data } = event;
+          if (!(await write(eventLine({ seq, id: eventId, type, data: data as Record<string, unknown>, createdAt: event.createdAt.toISOString() })))) return;
+          after = seq;
+        }
+      }
+      res.end();
+    } catch (error) {
+      this.logger.warn(`export of session ${sessionId} cut: ${(error as Error).message}`);
+      res.destroy();
+    }
+  }
+
+  private async exportOutput(tenantId: string, refId: string, write: (text: string) => Promise<boolean>): Promise<boolean> {
+    const ref = await this.db.tenantTx(tenantId, (tx) => findRef(tx, refId));
+    if (!ref) throw new Error(`tool output ${refId} is cited but not stored`);
+    if (!(await write(outputLine({ ref: refId, byteSize: ref.byteSize, lineCount: ref.lineCount, sha256: ref.sha256.toString('hex') })))) return false;
+    let offset = 0;
+    for await (const batch of this.toolOutputs.chunkBatches(tenantId, ref.contentId)) {
+      for (let at = 0; at < batch.length; at += EXPORT_CHUNK_BYTES) {
+        const piece = batch.subarray(at, at + EXPORT_CHUNK_BYTES);
+        if (!(await write(chunkLine(refId, offset, piece.toString('base64'))))) return false;
+        offset += piece.length;
+      }
+    }
+    if (offset !== ref.byteSize) throw new Error(`tool output ${refId} ended after ${offset} of ${ref.byteSize} bytes (deleted meanwhile?)`);
+    return true;
+  }
+
+  /**
+   * Imports an export into a new session `targetId` (else the exported id).
+   * The session row is inserted first, in the transaction that ends after
+   * the last line, so a taken id is a 409 before the body is read and no
+   * reader sees a partial session. Tool outputs are staged and finished in
+   * short transactions as they stream in (deduplicated like uploads); a ref
+   * id the tenant already uses is renamed, everywhere the log cites it.
+   * Events keep their seqs, ids and times; the tool-call ledger, the refs'
+   * first uses, the head and the pivot are rebuilt from them by the append
+   * path's own rules. Any bad line rolls everything back (400 naming the
+   * line); contents stored for it that nothing references are deleted.
+   */
+  async import(tenantId: string, body: AsyncIterable<Buffer>, targetId?: string) {
+    // A chunk line holds IMPORT_CHUNK_MAX_BYTES as base64; an event line, what an append body may.
+    const maxLineBytes = Math.max(this.config.http.maxBodyBytes, Math.ceil(IMPORT_CHUNK_MAX_BYTES / 3) * 4 + 1024);
+    const lines = new ImportLines(body, maxLineBytes, this.config.http.maxJsonDepth);
+    const reader = new ImportReader();
+    const first = await lines.next();
+    if (!first) throw invalid('empty_import', 'The body holds no line; the first line is the session header');
+    const header = at(first.line, () => reader.header(first.value));
+    const sessionId = targetId ?? header.id;
+    const { quotas } = await this.tenantLimits.policyOf(tenantId);
+    const stored: number[] = [];
+    try {
+      return await this.db.tenantTx(tenantId, async (tx) => {
+        // Refuses a config or model this tenant cannot run (400, 422), as session creation does.
+        sessionSettings({ model: header.model, config: header.config, tenantConfig: (await readTenantConfig(tx)) ?? {} });
+        const systemTokens = header.system ? estimateMessageTokens({ id: 'system', role: 'system', parts: [{ type: 'text', text: header.system }] }, header.model) : 0;
+        const inserted = await insertSession(tx, tenantId, { ...header, sessionId, systemTokens });
+        if (!inserted) throw new DomainError('conflict', 'session_exists', `Session ${sessionId} already exists`);
+
+        const refs = new Map<string, { contentId: number; attachedSeq: number | null }>();
+        const renamed = new Map<string, string>();
+        let batch: PendingEvent[] = [];
+        for (let next = await lines.next(); next; next = await lines.next()) {
+          const { line, value } = next;
+          const step = at(line, () => reader.next(value));
+          if (step.kind === 'output') {
+            const contentId = await this.toolOutputs.storeContent(tenantId, this.outputBytes(lines, reader, step.output), (totals) =>
+              at(line, () => checkTotals(step.output, totals)),
+            );
+            stored.push(contentId);
+            refs.set(step.output.ref, { contentId, attachedSeq: null });
+            if ((await takenRefIds(tx, [step.output.ref])).length > 0) renamed.set(step.output.ref, newRefId());
+          } else if (step.kind === 'event') {
+            for (const ref of eventOutputRefs(step.event as NewEvent)) refs.get(ref.id)!.attachedSeq ??= step.event.seq;
+            batch.push({ line, event: renameRefs(step.event, renamed) });
+            if (batch.length >= IMPORT_BATCH) batch = await this.writeEvents(tx, sessionId, header.model, batch);
+          }
+          // A chunk line outside an output was refused by the reader; inside one, outputBytes consumed it.
+        }
+        await this.writeEvents(tx, sessionId, header.model, batch);
+        at(lines.lastLine, () => reader.finish());
+        await insertRefs(
+          tx,
+          sessionId,
+          [...refs].map(([ref, r]) => ({ refId: renamed.get(ref) ?? ref, contentId: r.contentId, attachedSeq: r.attachedSeq })),
+        );
+        await finishImportedSession(tx, sessionId, { headSeq: header.headSeq, pivot: reader.pivot, createdAt: header.createdAt });
+        await this.assertComposes(tx, sessionId);
+        await this.tenantLimits.assertWithinQuotas(tx, quotas);
+        return {
+          session: sessionState((await findSession(tx, sessionId))!),
+          events: header.headSeq,
+          toolOutputs: refs.size,
+          renamedRefs: Object.fromEntries(renamed),
+        };
+      });
+    } catch (error) {
+      // Contents shared with other sessions keep their refs; only what this import alone stored goes.
+      if (stored.length > 0) await this.db.tenantTx(tenantId, (tx) => deleteUnreferencedContents(tx, stored)).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The bytes of the output just declared, from its chunk lines; ends when its declared size is reached. */
+  private async *outputBytes(lines: ImportLines, reader: ImportReader, output: DeclaredOutput): AsyncGenerator<Buffer> {
+    if (output.byteSize === 0) return;
+    for (;;) {
+      const next = await lines.next();
+      if (!next) return at(lines.lastLine, () => reader.finish());
+      const step = at(next.line, () => reader.next(next.value));
+      if (step.kind !== 'chunk') throw new Error('the reader yields only chunks while an output is open');
+      yield Buffer.from(step.base64, 'base64');
+      if (step.last) return;
+    }
+  }
+
+  /**
+   * Writes a batch of events after the append path's own checks: event ids
+   * unique in the session, the tool-call ledger (each call issued once,
+   * each result answering an issued call once). Returns the emptied batch.
+   */
+  private async writeEvents(tx: Tx, sessionId: string, model: string, batch: readonly PendingEvent[]): Promise<PendingEvent[]> {
+    if (batch.length === 0) return [];
+    const seen = new Map<string, number>();
+    for (const { line, event } of batch) {
+      if (seen.has(event.id)) throw at(line, () => duplicateId(event.id));
+      seen.set(event.id, line);
+    }
+    const [taken] = await storedEventIds(tx, sessionId, [...seen.keys()]);
+    if (taken !== undefined) throw at(seen.get(taken)!, () => duplicateId(taken));
+    const events = batch.map((b) => ({ id: b.event.id, type: b.event.type, data: b.event.data }) as NewEvent);
+    const callIds = referencedCallIds(events);
+    const known = callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : [];
+    let ledger: ReturnType<typeof applyToolCallLedger>;
+    try {
+      ledger = applyToolCallLedger(events, known);
+    } catch (error) {
+      const index = /^\$\.events\[(\d+)\]/.exec(String((error as DomainError).details?.path ?? ''));
+      throw index ? atLine(batch[Number(index[1])].line, error) : error;
+    }
+    await insertImportedEvents(
+      tx,
+      sessionId,
+      batch.map(({ event }, i) => ({ ...event, tokens: eventTokens(events[i], model), payloadHash: payloadHash(events[i]) })),
+    );
+    const seqOf = (index: number) => batch[index].event.seq;
+    await recordToolCalls(
+      tx,
+      sessionId,
+      ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
+      ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
+    );
+    return [];
+  }
+
+  /** The imported log must fold into a view, as every context read will: service events are checked by the code that reads them. */
+  private async assertComposes(tx: Tx, sessionId: string): Promise<void> {
+    const read = (await readWindow(tx, sessionId))!;
+    try {
+      composeSessionView(read.session, read);
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      throw invalid('invalid_log', `The imported events do not fold into a model view: ${(error as Error).message}`);
+    }
+  }
+}
+
+const duplicateId = (id: string) => invalid('duplicate_event_id', `event id ${id} appears earlier in the import (event ids are unique per session)`);
+
+function checkTotals(output: DeclaredOutput, totals: ContentTotals): void {
+  if (totals.sha256.toString('hex') !== output.sha256 || totals.lineCount !== output.lineCount || totals.byteSize !== output.byteSize) {
+    throw invalid('output_mismatch', `tool output ${output.ref}: its bytes do not match the declared sha256, size or line count`, { ref: output.ref });
+  }
+}

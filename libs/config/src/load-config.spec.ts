@@ -1,0 +1,17 @@
+import { ConfigError, loadConfig } from './load-config';
+
+describe('loadConfig: Redis', () => {
+  it('a single server keeps QUEUE_PREFIX as the BullMQ prefix', () => {
+    expect(loadConfig({ QUEUE_PREFIX: 'acme' }, false).redis).toEqual({ url: 'redis://127.0.0.1:6379', clusterNodes: null, prefix: 'acme', namespace: 'acme' });
+  });
+
+  it('REDIS_CLUSTER_NODES gives the seed nodes and a hash-tagged BullMQ prefix', () => {
+    const { redis } = loadConfig({ QUEUE_PREFIX: 'acme', REDIS_CLUSTER_NODES: 'redis-a:7000,10.0.0.2:7001' }, false);
+    expect(redis).toMatchObject({ clusterNodes: [{ host: 'redis-a', port: 7000 }, { host: '10.0.0.2', port: 7001 }], prefix: '{acme}', namespace: 'acme' });
+  });
+
+  it.each(['redis-a', 'redis-a:7000,', 'redis://a:7000', 'a:70000'])('refuses REDIS_CLUSTER_NODES=%s', (value) => {
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: value }, false)).toThrow(ConfigError);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: value }, false)).toThrow(/REDIS_CLUSTER_NODES/);
+  });
+});

@@ -1,0 +1,86 @@
+import { errorOf } from '../testing/expect-domain-error';
+import { LineSplitter, parseJsonLine } from './jsonl';
+import { chunkLine, eventLine, ImportReader, outputLine, renameRefs, sessionLine } from './transfer-format';
+
+const REF = 'out_AAAAAAAAAAAAAAAAAAAAAA';
+const SHA = 'a'.repeat(64);
+const session = { id: 's1', model: 'gpt-4.1', system: null, config: {}, metadata: {}, headSeq: 3, createdAt: '2026-01-01T00:00:00.000Z' };
+const created = { seq: 1, id: 'session-created', type: 'session.created' as const, data: { model: 'gpt-4.1', config: {}, metadata: {} }, createdAt: session.createdAt };
+const call = { seq: 2, id: 'e2', type: 'message.added' as const, data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: 'c1', name: 'bash', input: {} }] } }, createdAt: session.createdAt };
+const result = (outputRef: object) => ({
+  seq: 3,
+  id: 'e3',
+  type: 'message.added' as const,
+  data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', name: 'bash', output: 'view', outputRef }] } },
+  createdAt: session.createdAt,
+});
+const json = (line: string) => JSON.parse(line);
+
+/** Given the lines of an import, when the reader reads them all: what it returns, or the error it throws. */
+function read(lines: string[]) {
+  const reader = new ImportReader();
+  reader.header(json(lines[0]));
+  const steps = lines.slice(1).map((l) => reader.next(json(l)));
+  reader.finish();
+  return { steps, reader };
+}
+
+describe('ImportReader', () => {
+  const good = [sessionLine(session), eventLine(created), eventLine(call), outputLine({ ref: REF, byteSize: 4, lineCount: 1, sha256: SHA }), chunkLine(REF, 0, Buffer.from('ab\n').toString('base64')), chunkLine(REF, 3, 'eA=='), eventLine(result({ id: REF, byte_size: 4, line_count: 1, sha256: SHA }))];
+
+  it('given an export in order, when read, then it yields the output, its chunks (the last one marked) and the events', () => {
+    const { steps } = read(good);
+    expect(steps.map((s) => s.kind)).toEqual(['event', 'event', 'output', 'chunk', 'chunk', 'event']);
+    expect(steps.filter((s) => s.kind === 'chunk').map((s) => (s as { last: boolean }).last)).toEqual([false, true]);
+  });
+
+  it('given a pivot, when read, then the reader reports it as the session pivot', () => {
+    const pivot = { seq: 3, id: 'cmp', type: 'compaction.completed' as const, data: { markerSeq: 2, coveredThroughSeq: 2, prefix: [] }, createdAt: session.createdAt };
+    expect(read([sessionLine(session), eventLine(created), eventLine(call), eventLine(pivot)]).reader.pivot).toEqual({ seq: 3, coveredThroughSeq: 2 });
+  });
+
+  it.each([
+    ['another version', [sessionLine(session).replace('"version":1', '"version":2'), ...good.slice(1)], 'unsupported_version'],
+    ['an event out of order', [good[0], good[2], good[1], ...good.slice(3)], 'event_out_of_order'],
+    ['a ref never given', [good[0], good[1], good[2], good[6]], 'unknown_output_ref'],
+    ['a ref with other figures', [...good.slice(0, 6), eventLine(result({ id: REF, byte_size: 5, line_count: 1 }))], 'output_ref_mismatch'],
+    ['an output cut short', [...good.slice(0, 5), good[6]], 'output_cut_short'],
+    ['a chunk beyond the declared size', [...good.slice(0, 5), chunkLine(REF, 3, 'eHk='), good[6]], 'output_size_mismatch'],
+    ['a chunk out of order', [...good.slice(0, 4), chunkLine(REF, 1, 'eA==')], 'chunk_out_of_order'],
+    ['events missing at the end', good.slice(0, 3), 'missing_events'],
+  ])('given %s, when read, then it is refused', (_what, lines, code) => {
+    expect(errorOf(() => read(lines as string[])).code).toBe(code);
+  });
+});
+
+describe('LineSplitter and parseJsonLine', () => {
+  it('given pieces cut anywhere, when split, then lines come whole and numbered, blank ones counted, CR dropped, the last without a newline kept', () => {
+    const splitter = new LineSplitter(100);
+    const text = new TextEncoder().encode('{"a":1}\r\n\n{"b"');
+    const lines = [...splitter.push(text.subarray(0, 3)), ...splitter.push(text.subarray(3)), ...splitter.push(new TextEncoder().encode(':2}')), ...splitter.end()];
+    expect(lines.map((l) => [l.line, parseJsonLine(l.bytes, l.line, 64)])).toEqual([[1, { a: 1 }], [3, { b: 2 }]]);
+  });
+
+  it('given a line longer than the bound, when split, then it is refused with its number before it is whole', () => {
+    const splitter = new LineSplitter(8);
+    splitter.push(new TextEncoder().encode('{}\n'));
+    expect(errorOf(() => splitter.push(new TextEncoder().encode('123456789'))).details).toMatchObject({ line: 2 });
+  });
+
+  it('given invalid UTF-8, a cut JSON value or a NUL, when parsed, then the error names the line', () => {
+    expect(errorOf(() => parseJsonLine(new Uint8Array([0xff]), 4, 64)).code).toBe('invalid_utf8');
+    expect(errorOf(() => parseJsonLine(new TextEncoder().encode('{"a":'), 5, 64)).details).toEqual({ line: 5 });
+    expect(errorOf(() => parseJsonLine(new TextEncoder().encode('"\\u0000"'), 6, 64)).message).toMatch(/^line 6: /);
+  });
+});
+
+describe('renameRefs', () => {
+  it('given a renamed ref, when a value cites it anywhere, then every mention is rewritten and others are kept', () => {
+    const other = 'out_BBBBBBBBBBBBBBBBBBBBBB';
+    const renamed = new Map([[REF, 'out_CCCCCCCCCCCCCCCCCCCCCC']]);
+    expect(renameRefs({ ref: { id: REF }, text: `see ref=${REF} and ${other}` }, renamed)).toEqual({
+      ref: { id: 'out_CCCCCCCCCCCCCCCCCCCCCC' },
+      text: `see ref=out_CCCCCCCCCCCCCCCCCCCCCC and ${other}`,
+    });
+  });
+});

@@ -1,0 +1,67 @@
+import { Tx } from '@app/database';
+import { EventType } from '@app/domain';
+
+export interface ImportedEventRow {
+  seq: number;
+  id: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  createdAt: string;
+  tokens: number;
+  payloadHash: Buffer;
+}
+
+/** Which of `eventIds` the session already holds (an import refuses an id twice before the unique index would). */
+export async function storedEventIds(tx: Tx, sessionId: string, eventIds: readonly string[]): Promise<string[]> {
+  const rows = await tx.query(
+    `SELECT e.event_id FROM unnest($2::text[]) AS wanted(id)
+       CROSS JOIN LATERAL (SELECT event_id FROM session_events
+                            WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id LIMIT 1) e`,
+    [sessionId, eventIds],
+  );
+  return rows.map((r) => r.event_id);
+}
+
+/**
+ * Writes imported events at their own seqs with their original times
+ * (insertEvents stamps the insert's time). The session row's head and pivot
+ * are set once, by finishImportedSession.
+ */
+export async function insertImportedEvents(tx: Tx, sessionId: string, rows: readonly ImportedEventRow[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash, created_at)
+     SELECT current_tenant(), $1, seq, id, type, data, tokens, hash, created_at
+       FROM ROWS FROM (unnest($2::bigint[]), unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb),
+                       unnest($6::int[]), unnest($7::bytea[]), unnest($8::timestamptz[]))
+            AS t(seq, id, type, data, tokens, hash, created_at)`,
+    [
+      sessionId,
+      rows.map((r) => r.seq),
+      rows.map((r) => r.id),
+      rows.map((r) => r.type),
+      JSON.stringify(rows.map((r) => r.data)),
+      rows.map((r) => r.tokens),
+      rows.map((r) => r.payloadHash),
+      rows.map((r) => r.createdAt),
+    ],
+  );
+}
+
+/** The imported session's head, pivot and creation time, after its events. */
+export async function finishImportedSession(
+  tx: Tx,
+  sessionId: string,
+  facts: { headSeq: number; pivot: { seq: number; coveredThroughSeq: number } | null; createdAt: string },
+): Promise<void> {
+  await tx.query(
+    `UPDATE sessions SET head_seq = $2, pivot_seq = $3, covered_through_seq = $4, created_at = $5::timestamptz, updated_at = clock_timestamp()
+      WHERE session_id = $1`,
+    [sessionId, facts.headSeq, facts.pivot?.seq ?? 0, facts.pivot?.coveredThroughSeq ?? 0, facts.createdAt],
+  );
+}
+
+/** Which of `refIds` the tenant already uses (an import renames those). */
+export async function takenRefIds(tx: Tx, refIds: readonly string[]): Promise<string[]> {
+  const rows = await tx.query(`SELECT ref_id FROM tool_output_refs WHERE tenant_id = current_tenant() AND ref_id = ANY($1::text[])`, [refIds]);
+  return rows.map((r) => r.ref_id);
+}
