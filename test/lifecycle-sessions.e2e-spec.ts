@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
 import { listSessions } from '@app/event-store';
-import { Client, HttpResult, userMessage } from './support/client';
+import { Client, expectProblem, HttpResult, userMessage } from './support/client';
 import { connectAs } from './support/database';
 import { ADMIN_TOKEN } from './support/env';
 import { startService, TestService } from './support/service';
@@ -26,10 +26,6 @@ describe('lifecycle: session search and tenant administration', () => {
   });
 
   const admin = (method: string, path: string, body?: unknown) => client.request(method, `/v1/admin/tenants${path}`, { key: ADMIN_TOKEN, body });
-  const expectProblem = (res: HttpResult, status: number, code: string) => {
-    expect([res.status, res.body?.code]).toEqual([status, code]);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  };
   const pause = () => new Promise((r) => setTimeout(r, 5));
 
   /** Every page of a search, followed by its cursor with the same filters, one session per page. */

@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { Client, HttpResult, userMessage } from './support/client';
+import { Client, expectProblem, userMessage } from './support/client';
 import { connectAs } from './support/database';
 import { ADMIN_TOKEN } from './support/env';
 import { freePort, startProcess, startService, TestService, waitFor } from './support/service';
@@ -49,10 +49,6 @@ describe('session retention', () => {
   });
 
   const admin = (method: string, path: string, body?: unknown) => client.request(method, `/v1/admin/tenants${path}`, { key: ADMIN_TOKEN, body });
-  const expectProblem = (res: HttpResult, status: number, code: string) => {
-    expect([res.status, res.body?.code]).toEqual([status, code]);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  };
   const getSession = (key: string, id: string) => client.request('GET', `/v1/sessions/${id}`, { key });
   const listIds = async (key: string, query: string) =>
     (await client.request('GET', `/v1/sessions?${query}`, { key })).body.sessions.map((s: { id: string }) => s.id).sort();

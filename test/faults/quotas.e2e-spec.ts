@@ -1,5 +1,5 @@
 import { ADMIN_TOKEN } from '../support/env';
-import { Client, HttpResult, userMessage } from '../support/client';
+import { Client, expectProblem, userMessage } from '../support/client';
 import { connectAs } from '../support/database';
 import { startService, TestService } from '../support/service';
 
@@ -29,10 +29,6 @@ describe('faults: per-tenant limits and quotas', () => {
 
   const admin = (method: string, path: string, body?: unknown) => client.request(method, `/v1/admin/tenants${path}`, { key: ADMIN_TOKEN, body });
   const usageOf = async (tenantId: string) => (await admin('GET', `/${tenantId}`)).body.usage;
-  const expectProblem = (res: HttpResult, status: number, code: string) => {
-    expect([res.status, res.body.code]).toEqual([status, code]);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  };
 
   it('a request rate set for one tenant answers its excess with 429, Retry-After and RateLimit headers, and can be dropped again', async () => {
     const { tenantId, key } = await client.createTenant('slow');

@@ -68,6 +68,12 @@ export class Client {
   }
 }
 
+/** A problem+json answer with this status and code. */
+export function expectProblem(res: HttpResult, status: number, code: string): void {
+  expect([res.status, res.body?.code]).toEqual([status, code]);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+}
+
 export const userMessage = (text: string, id?: string) => ({
   ...(id ? { id } : {}),
   type: 'message.added',

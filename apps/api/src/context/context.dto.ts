@@ -2,6 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { CONTEXT_FORMATS, ContextFormat, PendingMode } from '@app/domain';
+import { MinSeqParam } from '../http/min-seq';
 
 export class ContextQuery {
   @ApiPropertyOptional({ enum: CONTEXT_FORMATS, default: 'neutral' })
@@ -12,12 +13,7 @@ export class ContextQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
   atSeq?: number;
 
-  @ApiPropertyOptional({
-    description: 'Read-your-writes with a read replica: the answer reflects at least this seq (pass the headSeq of your last append); a replica behind it is skipped for the primary',
-    minimum: 0,
-    maximum: Number.MAX_SAFE_INTEGER,
-  })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  @MinSeqParam()
   minSeq?: number;
 
   @ApiPropertyOptional({ enum: ['abort', 'omit'], default: 'abort', description: 'How calls of a trailing assistant turn still running are rendered' })

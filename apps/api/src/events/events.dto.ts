@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { EVENT_TYPES, EventType } from '@app/domain';
+import { MinSeqParam } from '../http/min-seq';
 
 export class NewEventDto {
   @ApiPropertyOptional({ description: 'Client event id; a retry with the same id returns the original seq', example: 'evt-0001' })
@@ -40,12 +41,7 @@ export class ReadEventsQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10000)
   limit?: number;
 
-  @ApiPropertyOptional({
-    description: 'Read-your-writes with a read replica: the answer reflects at least this seq (pass the headSeq of your last append); a replica behind it is skipped for the primary',
-    minimum: 0,
-    maximum: Number.MAX_SAFE_INTEGER,
-  })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  @MinSeqParam()
   minSeq?: number;
 
   @ApiPropertyOptional({

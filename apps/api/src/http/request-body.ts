@@ -1,3 +1,5 @@
+import { UnsupportedMediaTypeException } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 
 /**
@@ -72,4 +74,33 @@ export function discardRest(req: Readable, maxBytes = DISCARD_LIMIT_BYTES, maxMs
     req.once('close', done);
     req.resume();
   });
+}
+
+/**
+ * Hands a streamed request body to `consume`: a media type outside `types`
+ * or any Content-Encoding is 415 (the bytes are read as sent). When
+ * `consume` fails before the whole body arrived (refused, too large, idle),
+ * the rest is dropped, bounded, and the connection closed, so the client
+ * still reads the answer.
+ */
+export async function consumeStreamedBody<T>(
+  req: Request,
+  res: Response,
+  accept: { types: readonly string[]; hint: string; idleTimeoutMs: number },
+  consume: (body: AsyncGenerator<Buffer>) => Promise<T>,
+): Promise<T> {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (!accept.types.includes(mediaType)) throw new UnsupportedMediaTypeException(`${accept.hint} as ${accept.types.join(' or ')}`);
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity') throw new UnsupportedMediaTypeException('Content-Encoding is not supported: the bytes are read as sent');
+  try {
+    return await consume(bodyPieces(req, accept.idleTimeoutMs));
+  } catch (error) {
+    if (!req.complete) {
+      res.setHeader('connection', 'close');
+      // A stalled client sends nothing more to wait for.
+      if (!(error instanceof BodyIdleTimeout)) await discardRest(req);
+    }
+    throw error;
+  }
 }

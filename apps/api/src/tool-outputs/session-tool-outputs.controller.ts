@@ -1,9 +1,9 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res, UnsupportedMediaTypeException, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
-import { BodyIdleTimeout, bodyPieces, discardRest } from '../http/request-body';
+import { consumeStreamedBody } from '../http/request-body';
 import { ToolCallDto } from './tool-outputs.dto';
 import { ToolOutputsService } from './tool-outputs.service';
 
@@ -34,26 +34,11 @@ export class SessionToolOutputsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (!UPLOAD_TYPES.includes(mediaType)) {
-      throw new UnsupportedMediaTypeException(`Upload the output as ${UPLOAD_TYPES.join(' or ')}`);
-    }
-    const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-    if (encoding !== 'identity') throw new UnsupportedMediaTypeException('Content-Encoding is not supported: the bytes are stored as sent');
     const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
-    try {
-      const result = await this.outputs.upload(tenantId, sessionId, bodyPieces(req, this.config.toolOutput.uploadIdleTimeoutMs), declared);
-      res.status(201);
-      return result;
-    } catch (error) {
-      // Refused before the whole body was read (too large, too many uploads, session gone, stalled).
-      if (!req.complete) {
-        res.setHeader('connection', 'close');
-        // A stalled client sends nothing more to wait for.
-        if (!(error instanceof BodyIdleTimeout)) await discardRest(req);
-      }
-      throw error;
-    }
+    const accept = { types: UPLOAD_TYPES, hint: 'Upload the output', idleTimeoutMs: this.config.toolOutput.uploadIdleTimeoutMs };
+    const result = await consumeStreamedBody(req, res, accept, (body) => this.outputs.upload(tenantId, sessionId, body, declared));
+    res.status(201);
+    return result;
   }
 
   @Post('tool-calls')

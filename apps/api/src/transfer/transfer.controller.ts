@@ -1,9 +1,9 @@
-import { Controller, Get, Inject, Param, Post, Query, Req, Res, UnsupportedMediaTypeException, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
-import { BodyIdleTimeout, bodyPieces, discardRest } from '../http/request-body';
+import { consumeStreamedBody } from '../http/request-body';
 import { ImportSessionQuery } from './transfer.dto';
 import { TransferService } from './transfer.service';
 
@@ -36,22 +36,10 @@ export class TransferController {
   @ApiConsumes(...JSONL_TYPES)
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   async import(@TenantId() tenantId: string, @Query() query: ImportSessionQuery, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (!JSONL_TYPES.includes(mediaType)) throw new UnsupportedMediaTypeException(`Send the export as ${JSONL_TYPES.join(' or ')}`);
-    const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-    if (encoding !== 'identity') throw new UnsupportedMediaTypeException('Content-Encoding is not supported');
-    try {
-      const result = await this.transfer.import(tenantId, bodyPieces(req, this.config.toolOutput.uploadIdleTimeoutMs), query.id);
-      res.status(201);
-      res.setHeader('location', `/v1/sessions/${encodeURIComponent(result.session.id)}`);
-      return result;
-    } catch (error) {
-      // Refused before the whole body was read: the client reads the answer, then the connection closes.
-      if (!req.complete) {
-        res.setHeader('connection', 'close');
-        if (!(error instanceof BodyIdleTimeout)) await discardRest(req);
-      }
-      throw error;
-    }
+    const accept = { types: JSONL_TYPES, hint: 'Send the export', idleTimeoutMs: this.config.toolOutput.uploadIdleTimeoutMs };
+    const result = await consumeStreamedBody(req, res, accept, (body) => this.transfer.import(tenantId, body, query.id));
+    res.status(201);
+    res.setHeader('location', `/v1/sessions/${encodeURIComponent(result.session.id)}`);
+    return result;
   }
 }
