@@ -43,6 +43,9 @@ export class PartitionedLog1765200000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`LOCK TABLE ${PARTITIONED.join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    // RETURNING cannot read xmax on a partitioned table: the upsert of contents tells the rows
+    // it created by their creating transaction instead (rows already there get this migration's).
+    await q.query(`ALTER TABLE tool_output_contents ADD COLUMN created_xid xid8 NOT NULL DEFAULT pg_current_xact_id()`);
     const shapes: TableShape[] = [];
     for (const table of PARTITIONED) shapes.push(await readShape(q, table));
     const foreignKeys = new Map(shapes.flatMap((s) => s.foreignKeys).map((fk) => [`${fk.table}.${fk.name}`, fk]));

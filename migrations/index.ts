@@ -13,6 +13,7 @@ import { SessionForks1764900000000 } from './1764900000000-session-forks';
 import { SessionRetention1765000000000 } from './1765000000000-session-retention';
 import { PartitionedLog1765200000000 } from './1765200000000-partitioned-log';
 import { ReconcilerForks1765300000000 } from './1765300000000-reconciler-forks';
+import { UsageShardPerTransaction1765400000000 } from './1765400000000-usage-shard-per-transaction';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   SessionRetention1765000000000,
   PartitionedLog1765200000000,
   ReconcilerForks1765300000000,
+  UsageShardPerTransaction1765400000000,
 ];

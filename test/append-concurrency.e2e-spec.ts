@@ -82,4 +82,32 @@ describe('concurrent appends to one session', () => {
     const seqById = new Map(events.map((e) => [e.id, e.seq]));
     for (const r of results) for (const e of r.body.events) expect(e.seq).toBe(seqById.get(e.id));
   });
+
+  it('32 sessions of one tenant appending the same tool outputs at once: every append succeeds (no deadlock between contents and usage counters)', async () => {
+    // Each round, every writer's turn carries two outputs the others send too, new ones and ones
+    // already stored, half of the writers in the other order: the upsert of contents must lock
+    // stored rows before the usage trigger locks its counters, in every append alike.
+    const sessions = await Promise.all(Array.from({ length: 32 }, () => client.createSession(key)));
+    const output = (round: number, which: number) => Array.from({ length: 60 }, (_, i) => `round ${round} output ${which} line ${i}`).join('\n');
+    const failures: string[] = [];
+    for (let round = 0; round < 8; round++) {
+      await Promise.all(
+        sessions.map(async (session, w) => {
+          const pair = w % 2 === 0 ? [round, round + 1] : [round + 1, round];
+          const calls = pair.map((which) => `r${round}-w${w}-o${which}`);
+          const res = await client.append(key, session.id, {
+            events: [
+              { type: 'message.added', data: { message: { role: 'assistant', parts: calls.map((callId) => ({ type: 'tool_call', callId, name: 'bash', input: {} })) } } },
+              ...calls.map((callId, i) => ({
+                type: 'message.added',
+                data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, name: 'bash', output: output(round, pair[i]) }] } },
+              })),
+            ],
+          });
+          if (res.status !== 201) failures.push(`round ${round} writer ${w}: ${res.status} ${res.text.slice(0, 200)}`);
+        }),
+      );
+    }
+    expect(failures).toEqual([]);
+  });
 });

@@ -92,42 +92,27 @@ export async function attachRefs(tx: Tx, sessionId: string, uses: ReadonlyArray<
  * Finds or creates the content row of each distinct sha256. An existing row
  * is locked and touched (last_used_at), so neither a session delete nor the
  * garbage collector removes it under this transaction; `inserted` says which
- * ones need their chunks written.
- *
- * Two statements, not one upsert: on the partitioned table RETURNING cannot
- * read xmax, which told an insert from an update. The second runs only for
- * contents that exist already, in a fresh snapshot, so it sees one that a
- * concurrent writer committed while the insert waited on it; one the
- * collector deleted in between is inserted on the next round.
+ * ones need their chunks written: the rows this transaction created
+ * (`created_xid`; RETURNING cannot read xmax on the partitioned table). One
+ * statement, so existing rows are locked before the usage trigger locks its
+ * counter row.
  */
 export async function upsertContents(
   tx: Tx,
   contents: readonly ContentTotals[],
 ): Promise<Map<string, { contentId: number; inserted: boolean }>> {
-  const found = new Map<string, { contentId: number; inserted: boolean }>();
-  let missing = contents;
-  while (missing.length > 0) {
-    const inserted = await tx.query(
-      `INSERT INTO tool_output_contents (tenant_id, sha256, byte_size, line_count, chunk_count)
-       SELECT current_tenant(), sha256, byte_size, line_count, chunk_count
-         FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) AS t(sha256, byte_size, line_count, chunk_count)
-       ON CONFLICT (tenant_id, sha256) DO NOTHING
-       RETURNING content_id, sha256`,
-      [missing.map((c) => c.sha256), missing.map((c) => c.byteSize), missing.map((c) => c.lineCount), missing.map((c) => c.chunkCount)],
-    );
-    for (const r of inserted) found.set(r.sha256.toString('hex'), { contentId: r.content_id, inserted: true });
-    const existing = missing.filter((c) => !found.has(c.sha256.toString('hex')));
-    if (existing.length === 0) break;
-    const touched = await tx.query(
-      `UPDATE tool_output_contents SET last_used_at = now()
-        WHERE tenant_id = current_tenant() AND sha256 = ANY($1::bytea[])
-       RETURNING content_id, sha256`,
-      [existing.map((c) => c.sha256)],
-    );
-    for (const r of touched) found.set(r.sha256.toString('hex'), { contentId: r.content_id, inserted: false });
-    missing = existing.filter((c) => !found.has(c.sha256.toString('hex')));
-  }
-  return found;
+  // In sha256 order: two appends carrying the same outputs lock them in the same order.
+  const sorted = [...contents].sort((a, b) => Buffer.compare(a.sha256, b.sha256));
+  const rows = await tx.query(
+    `INSERT INTO tool_output_contents (tenant_id, sha256, byte_size, line_count, chunk_count)
+     SELECT current_tenant(), sha256, byte_size, line_count, chunk_count
+       FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS t(sha256, byte_size, line_count, chunk_count, ord)
+      ORDER BY ord
+     ON CONFLICT (tenant_id, sha256) DO UPDATE SET last_used_at = now()
+     RETURNING content_id, sha256, created_xid = pg_current_xact_id() AS inserted`,
+    [sorted.map((c) => c.sha256), sorted.map((c) => c.byteSize), sorted.map((c) => c.lineCount), sorted.map((c) => c.chunkCount)],
+  );
+  return new Map(rows.map((r) => [r.sha256.toString('hex'), { contentId: r.content_id, inserted: r.inserted }]));
 }
 
 const CHUNK_PARAMS = 5;
