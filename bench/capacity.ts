@@ -12,7 +12,8 @@
  * so throughput per API core and per PostgreSQL core follow. On this
  * 2-core machine the API processes, PostgreSQL and the client share the
  * same cores: two APIs show the overhead and correctness of a second
- * replica, not a speed-up.
+ * replica, not a speed-up. Then, on one API, appends alone and context
+ * reads alone, for the API CPU each kind of call costs (calls per core).
  *
  * In the same run, the baseline: raw `pg`, the same five messages per turn
  * as one autocommitted INSERT each into a plain (session_id, seq, payload
@@ -141,13 +142,18 @@ interface RunResult {
   pgCpu: number;
 }
 
-/** AGENTS agents, TURNS turns each, spread over the APIs round robin by agent. */
-async function runService(apis: Api[], key: string, tag: string): Promise<RunResult> {
+/**
+ * AGENTS agents, TURNS turns each, spread over the APIs round robin by agent.
+ * `mode`: whole turns (an append, then a context read), appends only, or
+ * context reads only (of sessions a run before wrote, named by `tag`).
+ */
+async function runService(apis: Api[], key: string, tag: string, mode: 'turns' | 'appends' | 'reads' = 'turns'): Promise<RunResult> {
   const clients: BenchClient[] = apis.map((api) => benchClient(api.url, { maxSockets: AGENTS }));
-  const sessions: string[] = [];
-  for (let a = 0; a < AGENTS; a++) {
-    const created = expectStatus(await clients[a % clients.length].call('POST', '/v1/sessions', key, { model: 'gpt-4.1', id: `${tag}-${a}` }), 201, 'create session');
-    sessions.push(created.id);
+  const sessions = Array.from({ length: AGENTS }, (_, a) => `${tag}-${a}`);
+  if (mode !== 'reads') {
+    for (const [a, id] of sessions.entries()) {
+      expectStatus(await clients[a % clients.length].call('POST', '/v1/sessions', key, { model: 'gpt-4.1', id }), 201, 'create session');
+    }
   }
   const bodies = sessions.map((s) => Array.from({ length: TURNS }, (_, t) => ({ events: turnMessages(s, t) })));
   const append: number[] = [];
@@ -160,11 +166,15 @@ async function runService(apis: Api[], key: string, tag: string): Promise<RunRes
       const client = clients[a % clients.length];
       for (let t = 0; t < TURNS; t++) {
         let start = nowMs();
-        expectStatus(await client.call('POST', `/v1/sessions/${session}/events`, key, bodies[a][t]), 201, 'append turn');
-        append.push(nowMs() - start);
-        start = nowMs();
-        expectStatus(await client.call('GET', `/v1/sessions/${session}/context?format=openai`, key), 200, 'context');
-        context.push(nowMs() - start);
+        if (mode !== 'reads') {
+          expectStatus(await client.call('POST', `/v1/sessions/${session}/events`, key, bodies[a][t]), 201, 'append turn');
+          append.push(nowMs() - start);
+        }
+        if (mode !== 'appends') {
+          start = nowMs();
+          expectStatus(await client.call('GET', `/v1/sessions/${session}/context?format=openai`, key), 200, 'context');
+          context.push(nowMs() - start);
+        }
       }
     }),
   );
@@ -288,6 +298,22 @@ runBench(async () => {
         median(runs.map((x) => (x.pgCpu / x.turns) * 1000)).toFixed(1),
       ]);
     }
+    // Per API core: appends alone, then context reads alone of the sessions just written, on one API.
+    const perCore: string[][] = [['one API process, one kind of call (medians of 3)', 'calls/s', 'p50 / p99 (ms)', 'API CPU ms per call', 'calls per API core-second']];
+    for (const mode of ['appends', 'reads'] as const) {
+      const runs: RunResult[] = [];
+      for (let r = 0; r < REPETITIONS; r++) runs.push(await runService(apis.slice(0, 1), key, `only-r${r}`, mode));
+      const samples = runs.flatMap((x) => (mode === 'appends' ? x.append : x.context));
+      const st = sampleStats(samples);
+      const cpuPerCall = median(runs.map((x) => (x.apiCpu / x.turns) * 1000));
+      perCore.push([
+        mode === 'appends' ? 'append of a turn (5 messages, 2 tool results)' : 'context read (format=openai)',
+        int(median(runs.map((x) => x.turns / x.seconds))),
+        `${st.p50.toFixed(1)} / ${st.p99.toFixed(1)}`,
+        cpuPerCall.toFixed(2),
+        int(1000 / cpuPerCall),
+      ]);
+    }
     const raw = [];
     for (let r = 0; r < REPETITIONS; r++) raw.push(await runRaw(database, `raw-r${r}`));
     rows.push([
@@ -301,6 +327,8 @@ runBench(async () => {
     ]);
     console.log(`\n${AGENTS} agents x ${TURNS} turns per run, ${REPETITIONS} runs per case, on ${process.env.BENCH_MACHINE ?? 'this machine'}\n`);
     printTable(rows);
+    console.log('');
+    printTable(perCore);
     const bytesPerTurn = median(perTurnBytes);
     const jobBytes = await redisBytesPerJob();
     console.log('');
