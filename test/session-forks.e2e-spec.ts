@@ -112,6 +112,29 @@ describe('session forks', () => {
     await expectSameViews(source, atSeq, forked, atSeq);
   });
 
+  it('a fork exports whole: its inherited events and outputs come with it, and imported into another tenant it shows the same views', async () => {
+    const forked = new Agent(client, key, 'fork-a');
+    const exported = await client.request('GET', `${forked.path}/export`, { key });
+    expect(exported.status).toBe(200);
+    const imported = await client.request('POST', '/v1/sessions/import', {
+      key: otherKey,
+      rawBody: exported.text,
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(imported.status).toBe(201);
+    const copy = new Agent(client, otherKey, 'fork-a');
+    // The copy is a session of its own: the same events, none inherited.
+    expect(await copy.events()).toEqual((await forked.events()).map(({ origin: _origin, ...e }) => e));
+    for (const format of FORMATS) {
+      const view = async (k: string) => {
+        const res = await client.request('GET', `/v1/sessions/fork-a/context?format=${format}`, { key: k });
+        expect(res.status).toBe(200);
+        return res.body;
+      };
+      expect({ format, view: await view(otherKey) }).toEqual({ format, view: await view(key) });
+    }
+  });
+
   it('a fork taken at a pending marker compacts it on its own; an inherited event id is answered as a replay', async () => {
     const source = await compactedSource('src-b');
     const atSeq = source.markerSeq;
