@@ -260,6 +260,40 @@ describe('session export and import', () => {
       expect(await rowCounts('bad-copy')).toEqual(before);
       expect((await client.request('GET', '/v1/sessions/bad-copy', { key: keyB })).status).toBe(404);
     });
+
+    // Service events carry what the service writes; one that lacks it is refused, not stored to fail every read later.
+    const header = () => lines[0];
+    const created = () => lines.find((l) => JSON.parse(l).type === 'session.created')!;
+    const event = (seq: number, type: string, data: unknown) =>
+      JSON.stringify({ kind: 'event', seq, id: `svc-${seq}`, type, data, createdAt: new Date().toISOString() });
+    const withHead = (head: string, headSeq: number) => JSON.stringify({ ...JSON.parse(head), session: { ...JSON.parse(head).session, headSeq } });
+    it.each([
+      ['a pin without its text', () => [withHead(header(), 2), created(), event(2, 'pin.added', {})]],
+      ['a prune record without its calls, hidden from the head by a later pivot', () => [
+        withHead(header(), 4),
+        created(),
+        event(2, 'tool_outputs.pruned', {}),
+        event(3, 'compaction.requested', { reason: 'manual' }),
+        event(4, 'compaction.completed', { markerSeq: 3, coveredThroughSeq: 3, prefix: [], summary: 'done' }),
+      ]],
+    ])('a malformed service event (%s) is 400 invalid_log, and leaves nothing', async (_what, bodyLines) => {
+      const before = await rowCounts('bad-copy');
+      const res = await importFrom(keyB, `${bodyLines().join('\n')}\n`, 'bad-copy');
+      expect({ status: res.status, code: res.body?.code }).toEqual({ status: 400, code: 'invalid_log' });
+      expect(await rowCounts('bad-copy')).toEqual(before);
+      expect((await client.request('GET', '/v1/sessions/bad-copy', { key: keyB })).status).toBe(404);
+    });
+  });
+
+  it('the same export imported twice at once into another tenant: both land, the second under renamed refs', async () => {
+    await richSession('twice');
+    const file = join(dir, 'twice.jsonl');
+    await exportTo(keyA, 'twice', file);
+    const [first, second] = await Promise.all([importFile(keyB, file, 'twice-1'), importFile(keyB, file, 'twice-2')]);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const renamedCounts = [first, second].map((r) => Object.keys(r.body.renamedRefs).length).sort();
+    expect(renamedCounts[0]).toBe(0);
+    expect(renamedCounts[1]).toBeGreaterThan(0);
   });
 
   it('a 100 MB output: byte for byte equal after the round trip, the API growing by less than 64 MiB while exporting and while importing', async () => {

@@ -1,9 +1,25 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Database } from '@app/database';
+import { Database, sqlState } from '@app/database';
 import { expiredSessions, idleCutoff, SessionRetentionPolicy } from '@app/domain';
 import { archiveSessions, lockIdleSessions, tenantsWithRetention } from '@app/event-store';
 import { deleteSessionWithOutputs } from '@app/maintenance';
 import { WorkerMetrics } from './worker-metrics';
+
+/**
+ * Runs a batch again when PostgreSQL aborted it as a deadlock victim: two
+ * workers whose batches delete sessions that are each other's forks' sources
+ * lock the forks in opposite orders. The batch rolled back whole, so running
+ * it again is safe.
+ */
+async function againAfterDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts || sqlState(error) !== '40P01') throw error;
+    }
+  }
+}
 
 /** What the retention job reads the time from; a test or a replay can give another. */
 export const CLOCK = Symbol('CLOCK');
@@ -70,14 +86,14 @@ export class SessionRetention {
     const total = { archived: 0, deleted: 0 };
     let afterSessionId = '';
     while (!signal?.aborted) {
-      const batch = await this.db.tenantTx(tenantId, async (tx) => {
+      const batch = await againAfterDeadlock(() => this.db.tenantTx(tenantId, async (tx) => {
         const idle = await lockIdleSessions(tx, { cutoff, includeArchived: policy.action === 'delete', afterSessionId, limit: BATCH });
         const decision = expiredSessions(now, policy, idle);
         const archived = await archiveSessions(tx, decision.archive, now);
         let deleted = 0;
         for (const sessionId of decision.delete) if (await deleteSessionWithOutputs(tx, sessionId)) deleted += 1;
         return { seen: idle.length, last: idle[idle.length - 1]?.sessionId, archived, deleted };
-      });
+      }));
       // Counted once committed.
       this.metrics.observeRetired('archive', batch.archived);
       this.metrics.observeRetired('delete', batch.deleted);

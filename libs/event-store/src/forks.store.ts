@@ -96,12 +96,22 @@ export async function insertFork(tx: Tx, source: ForkSource, fork: NewFork): Pro
  * that no fork reads from pays one statement.
  */
 export async function handOverToForks(tx: Tx, sessionId: string): Promise<void> {
-  const rows: Array<{ session_id: string; lineage: LineageSegment[] | null }> = await tx.query(
-    `SELECT session_id, lineage FROM sessions
-      WHERE tenant_id = current_tenant() AND (session_id = $1 OR lineage @> jsonb_build_array(jsonb_build_object('source', $1::text)))
-      ORDER BY session_id FOR UPDATE`,
-    [sessionId],
-  );
+  const lockReaders = (): Promise<Array<{ session_id: string; lineage: LineageSegment[] | null }>> =>
+    tx.query(
+      `SELECT session_id, lineage FROM sessions
+        WHERE tenant_id = current_tenant() AND (session_id = $1 OR lineage @> jsonb_build_array(jsonb_build_object('source', $1::text)))
+        ORDER BY session_id FOR UPDATE`,
+      [sessionId],
+    );
+  // A fork of a reader, committed while this waited for that reader's lock, reads these rows
+  // too but was not in the statement's snapshot: ask again, each time in a fresh snapshot,
+  // until no new reader turns up (a fork made later waits for the locks held here).
+  let rows = await lockReaders();
+  for (let grew = true; grew; ) {
+    const again = await lockReaders();
+    grew = again.length !== rows.length;
+    rows = again;
+  }
   const dependents = rows.filter((d): d is { session_id: string; lineage: LineageSegment[] } => d.session_id !== sessionId);
   // Only a fork's refs can be shown by others without it being their source (it inherited them from a deleted one).
   if (dependents.length === 0 && !rows.some((d) => d.lineage !== null)) return;

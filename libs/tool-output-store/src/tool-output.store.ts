@@ -69,6 +69,21 @@ export async function findRef(tx: Tx, refId: string, sessionId?: string): Promis
 }
 
 /**
+ * Gives `refId` to the session, unattached, in the caller's transaction:
+ * false when the tenant already has that ref id (another session's, or one
+ * an import not yet committed holds: this waits for it). The row also holds
+ * the content (its foreign key locks it), so no delete collects it meanwhile.
+ */
+export async function claimRef(tx: Tx, sessionId: string, refId: string, contentId: number): Promise<boolean> {
+  const rows = await tx.query(
+    `INSERT INTO tool_output_refs (tenant_id, ref_id, session_id, content_id) VALUES (current_tenant(), $1, $2, $3)
+     ON CONFLICT (tenant_id, ref_id) DO NOTHING RETURNING ref_id`,
+    [refId, sessionId, contentId],
+  );
+  return rows.length > 0;
+}
+
+/**
  * Marks uploaded refs of the session as used by the event at `seq` (the first
  * use is kept) and returns them with their figures; a ref of another session
  * or tenant, or an unknown one, is simply absent. The row locks taken here

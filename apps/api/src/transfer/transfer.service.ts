@@ -5,10 +5,12 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
 import {
   applyToolCallLedger,
+  CLIENT_EVENT_TYPES,
   composeSessionView,
   DomainError,
   estimateMessageTokens,
   eventTokens,
+  EventType,
   invalid,
   NewEvent,
   referencedCallIds,
@@ -31,6 +33,7 @@ import {
   TransferEvent,
 } from '@app/domain/transfer';
 import {
+  countUsageApart,
   findSession,
   findToolCalls,
   finishImportedSession,
@@ -42,9 +45,8 @@ import {
   readWindow,
   recordToolCalls,
   storedEventIds,
-  takenRefIds,
 } from '@app/event-store';
-import { ContentTotals, deleteUnreferencedContents, findRef, insertRefs, newRefId } from '@app/tool-output-store';
+import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRef, newRefId } from '@app/tool-output-store';
 import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
 import { sessionNotFound, sessionState } from '../sessions/session-view';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
@@ -191,6 +193,7 @@ export class TransferService {
     const stored: number[] = [];
     try {
       return await this.db.tenantTx(tenantId, async (tx) => {
+        await countUsageApart(tx);
         // Refuses a config or model this tenant cannot run (400, 422), as session creation does.
         sessionSettings({ model: header.model, config: header.config, tenantConfig: (await readTenantConfig(tx)) ?? {} });
         const systemTokens = header.system ? estimateMessageTokens({ id: 'system', role: 'system', parts: [{ type: 'text', text: header.system }] }, header.model) : 0;
@@ -199,6 +202,7 @@ export class TransferService {
 
         const refs = new Map<string, { contentId: number; attachedSeq: number | null }>();
         const renamed = new Map<string, string>();
+        const serviceSeqs: number[] = [];
         let batch: PendingEvent[] = [];
         for (let next = await lines.next(); next; next = await lines.next()) {
           const { line, value } = next;
@@ -208,9 +212,14 @@ export class TransferService {
               at(line, () => checkTotals(step.output, totals)),
             );
             stored.push(contentId);
+            // The ref now, not at the end: it keeps the content from a concurrent delete, and a
+            // ref id the tenant holds (even in another import still running) is renamed.
+            let refId = step.output.ref;
+            while (!(await claimRef(tx, sessionId, refId, contentId))) refId = newRefId();
+            if (refId !== step.output.ref) renamed.set(step.output.ref, refId);
             refs.set(step.output.ref, { contentId, attachedSeq: null });
-            if ((await takenRefIds(tx, [step.output.ref])).length > 0) renamed.set(step.output.ref, newRefId());
           } else if (step.kind === 'event') {
+            if (!CLIENT_EVENT_TYPES.includes(step.event.type as EventType)) serviceSeqs.push(step.event.seq);
             for (const ref of eventOutputRefs(step.event as NewEvent)) refs.get(ref.id)!.attachedSeq ??= step.event.seq;
             batch.push({ line, event: renameRefs(step.event, renamed) });
             if (batch.length >= IMPORT_BATCH) batch = await this.writeEvents(tx, sessionId, header.model, batch);
@@ -219,13 +228,13 @@ export class TransferService {
         }
         await this.writeEvents(tx, sessionId, header.model, batch);
         at(lines.lastLine, () => reader.finish());
-        await insertRefs(
+        await attachRefs(
           tx,
           sessionId,
-          [...refs].map(([ref, r]) => ({ refId: renamed.get(ref) ?? ref, contentId: r.contentId, attachedSeq: r.attachedSeq })),
+          [...refs].flatMap(([ref, r]) => (r.attachedSeq === null ? [] : [{ refId: renamed.get(ref) ?? ref, seq: r.attachedSeq }])),
         );
         await finishImportedSession(tx, sessionId, { headSeq: header.headSeq, pivot: reader.pivot, createdAt: header.createdAt });
-        await this.assertComposes(tx, sessionId);
+        await this.assertComposes(tx, sessionId, serviceSeqs);
         await this.tenantLimits.assertWithinQuotas(tx, quotas);
         return {
           session: sessionState((await findSession(tx, sessionId))!),
@@ -278,10 +287,12 @@ export class TransferService {
       const index = /^\$\.events\[(\d+)\]/.exec(String((error as DomainError).details?.path ?? ''));
       throw index ? atLine(batch[Number(index[1])].line, error) : error;
     }
+    // A service event whose data lacks what the service writes fails here, not later in a read.
+    const tokens = batch.map(({ line }, i) => at(line, () => malformedIsInvalid(() => eventTokens(events[i], model))));
     await insertImportedEvents(
       tx,
       sessionId,
-      batch.map(({ event }, i) => ({ ...event, tokens: eventTokens(events[i], model), payloadHash: payloadHash(events[i]) })),
+      batch.map(({ event }, i) => ({ ...event, tokens: tokens[i], payloadHash: payloadHash(events[i]) })),
     );
     const seqOf = (index: number) => batch[index].event.seq;
     await recordToolCalls(
@@ -293,15 +304,33 @@ export class TransferService {
     return [];
   }
 
-  /** The imported log must fold into a view, as every context read will: service events are checked by the code that reads them. */
-  private async assertComposes(tx: Tx, sessionId: string): Promise<void> {
-    const read = (await readWindow(tx, sessionId))!;
-    try {
-      composeSessionView(read.session, read);
-    } catch (error) {
-      if (error instanceof DomainError) throw error;
-      throw invalid('invalid_log', `The imported events do not fold into a model view: ${(error as Error).message}`);
+  /**
+   * The imported log must fold into a view, as every context read will:
+   * service events are checked by the code that reads them. At the head, and
+   * at each service event's seq (a view there still folds it in: a later
+   * pivot would hide a malformed one from the head's view, not from `atSeq`).
+   */
+  private async assertComposes(tx: Tx, sessionId: string, serviceSeqs: readonly number[]): Promise<void> {
+    for (const atSeq of [undefined, ...serviceSeqs]) {
+      const read = (await readWindow(tx, sessionId, atSeq))!;
+      try {
+        composeSessionView(read.session, read);
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+        const where = atSeq === undefined ? '' : ` at seq ${atSeq}`;
+        throw invalid('invalid_log', `The imported events do not fold into a model view${where}: ${(error as Error).message}`);
+      }
     }
+  }
+}
+
+/** A TypeError from code that reads an event's data is a malformed event: 400 invalid_log, not 500. */
+function malformedIsInvalid<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw invalid('invalid_log', `the event's data is not what the service writes for its type (${(error as Error).message})`);
   }
 }
 
