@@ -15,6 +15,7 @@ import {
   StoredEvent,
   viewAt,
 } from '@app/domain';
+import { aiSdkSchemaErrors } from '@app/domain/view/testing/ai-sdk-schema';
 import { HIDDEN_MARKER, sessionEventsArbitrary } from '@app/domain/view/testing/arbitraries';
 import { Client } from './support/client';
 import { connectAs } from './support/database';
@@ -452,6 +453,22 @@ describe('GET /v1/sessions/{id}/context', () => {
         expect(state.body.tokens).toEqual(ctx.tokens);
         for (const format of ['openai', 'openai-responses', 'anthropic'] as const) {
           await expectAccepted(format, await okContext(sessionId, { format }));
+        }
+      });
+
+      it('ai-sdk: system apart, the pivot prefix first, tool-call and tool-result parts the AI SDK schema accepts, pending abort and omit', async () => {
+        const ctx = await okContext(sessionId, { format: 'ai-sdk' });
+        expect(ctx.system).toBe(SYSTEM);
+        expect(ctx.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'tool', 'user']);
+        expect(ctx.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: '<summary>Listed files, read a.txt.</summary>' }] });
+        expect(ctx.messages.slice(3, 5)).toEqual([
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_rm', toolName: 'bash', input: { cmd: 'rm b.txt' } }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_rm', toolName: 'bash', output: { type: 'error-text', value: ABORTED_TOOL_RESULT } }] },
+        ]);
+        expect(aiSdkSchemaErrors(ctx.messages)).toEqual([]);
+        // Before the pivot, with the trailing call still running.
+        for (const pending of ['abort', 'omit'] as const) {
+          expect(aiSdkSchemaErrors((await okContext(sessionId, { format: 'ai-sdk', atSeq: 12, pending })).messages)).toEqual([]);
         }
       });
 

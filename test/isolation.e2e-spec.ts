@@ -32,6 +32,7 @@ const KNOWN_SESSION_ROUTES = [
   'POST /v1/sessions/{sessionId}/events',
   'POST /v1/sessions/{sessionId}/forks',
   'GET /v1/sessions/{sessionId}/export',
+  'GET /v1/sessions/{sessionId}/events/stream',
 ];
 
 // Every problem body carries its own request id; the rest must match byte for byte.
@@ -82,6 +83,9 @@ function sample(doc: OpenApi, raw: Schema | undefined, depth = 0): unknown {
       return {};
   }
 }
+
+/** Whether the operation answers with an endless Server-Sent Events stream. */
+const streams = (op: Operation) => Object.values<any>(op.spec.responses ?? {}).some((r) => r.content?.['text/event-stream']);
 
 /** Every operation of every path with an `{idParam}` parameter, DELETE last (it is destructive if isolation fails). */
 function operationsOn(doc: OpenApi, idParam: string): Operation[] {
@@ -155,8 +159,24 @@ describe('tenant isolation', () => {
 
   const call = (op: Operation, segment: string, key?: string, idParam = 'sessionId') => {
     const req = buildRequest(doc, op, segment, idParam);
+    if (streams(op)) return streamHead(req.path, key);
     // A FormData body passes through Client to fetch unchanged.
     return client.request(op.method, req.path, { key, rawBody: req.rawBody as string | undefined, headers: req.headers });
+  };
+
+  /**
+   * A live stream (text/event-stream) never ends: a 2xx answer is judged by
+   * its status and headers and its body dropped; a refusal is read whole.
+   */
+  const streamHead = async (path: string, key?: string): Promise<HttpResult> => {
+    const abort = new AbortController();
+    const response = await fetch(`${client.baseUrl}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: abort.signal });
+    if (response.ok) {
+      abort.abort();
+      return { status: response.status, headers: response.headers, body: undefined, text: '' };
+    }
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: JSON.parse(text), text };
   };
 
   beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { validateAnthropicRequest, validateOpenAIChatMessages } from '@app/domain';
+import { aiSdkSchemaErrors } from '@app/domain/view/testing/ai-sdk-schema';
 import { Client } from './client';
 import { waitFor } from './service';
 
@@ -109,12 +110,13 @@ export class Agent {
     return this.client.allEvents(this.key, this.sessionId);
   }
 
-  /** The context in the providers' formats passes their ordering rules (invariant 6). */
+  /** The context in the providers' formats passes their ordering rules (invariant 6), and ai-sdk the AI SDK's own schema. */
   async expectValidForProviders(): Promise<void> {
     const anthropic = await this.context('anthropic');
     expect(validateAnthropicRequest({ system: anthropic.system, messages: anthropic.messages })).toEqual([]);
     const openai = await this.context('openai');
     expect(validateOpenAIChatMessages(openai.messages)).toEqual([]);
+    expect(aiSdkSchemaErrors((await this.context('ai-sdk')).messages)).toEqual([]);
   }
 }
 

@@ -21,6 +21,9 @@ import { ContextController } from './context/context.controller';
 import { ContextService } from './context/context.service';
 import { EventsController } from './events/events.controller';
 import { EventsService } from './events/events.service';
+import { EventsStreamController } from './events/events-stream.controller';
+import { SessionHeads } from './events/events-stream.heads';
+import { EventStreamsService } from './events/events-stream.service';
 import { HealthController } from './health/health.controller';
 import { InspectorModule } from './inspector/inspector.module';
 import { Metrics } from './metrics/metrics';
@@ -45,13 +48,14 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, TransferController],
+      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, TransferController],
       providers: [
         CacheInvalidation, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         ToolOutputsService,
         PruneSession, PruneScheduler, PruneService,
         PinsService,
         TransferService,
+        SessionHeads, EventStreamsService,
         Metrics,
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },

@@ -5,6 +5,7 @@ import { prepareDatabase, requireService, runProcess } from '@app/lifecycle';
 import { createLogger } from '@app/logging';
 import { probeRedis, redisVariable } from '@app/queue';
 import { createApiApp } from './create-api-app';
+import { EventStreamsService } from './events/events-stream.service';
 import { drainHttpApp } from './http/http-server';
 
 const config = loadConfigOrExit();
@@ -23,6 +24,10 @@ void runProcess({
     if (redis) logger.warn(`${redisVariable(config.redis)}: Redis at ${redis.endpoint} is unreachable (${redis.cause}); appends are accepted and their jobs wait in the outbox`);
     await app.listen(config.http.port, config.http.host);
     logger.info({ host: config.http.host, port: config.http.port }, `session-store API listening on http://${config.http.host}:${config.http.port} (docs at /docs)`);
-    return (deadline) => drainHttpApp(app, deadline);
+    return (deadline) => {
+      // Live event streams never finish on their own: end them now rather than hold the drain until they are cut.
+      app.get(EventStreamsService).endAll();
+      return drainHttpApp(app, deadline);
+    };
   },
 });

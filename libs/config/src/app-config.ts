@@ -21,6 +21,8 @@ export interface AppConfig {
   logLevel: string;
   logFormat: 'json' | 'pretty';
   shutdownTimeoutMs: number;
+  /** The live event stream: heartbeat (and safety-net poll) interval, open streams per tenant per API process. */
+  sse: { heartbeatMs: number; maxStreamsPerTenant: number };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -68,6 +68,17 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
+  /**
+   * The live event stream's heartbeat comment, which keeps proxies from closing an idle stream;
+   * each stream also re-reads its session this often, in case a wake-up message was lost.
+   */
+  @Transform(toInt) @IsInt() @Min(100) @Max(300_000)
+  SSE_HEARTBEAT_MS = 15_000;
+
+  /** Live event streams one tenant may hold open at once, per API process (429 too_many_streams beyond). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(10_000)
+  SSE_MAX_STREAMS_PER_TENANT = 20;
+
   /** The worker's own HTTP listener (/healthz, /readyz, /metrics) on HOST; 0 picks a free port. */
   @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   WORKER_PORT = 3001;

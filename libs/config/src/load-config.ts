@@ -108,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
     logLevel: dto.LOG_LEVEL,
     logFormat: dto.LOG_FORMAT ?? (isTerminal ? 'pretty' : 'json'),
     shutdownTimeoutMs: dto.SHUTDOWN_TIMEOUT_MS,
+    sse: { heartbeatMs: dto.SSE_HEARTBEAT_MS, maxStreamsPerTenant: dto.SSE_MAX_STREAMS_PER_TENANT },
   };
 }
 

@@ -24,7 +24,7 @@ import {
   sessionSettings,
 } from '@app/domain';
 import { insertEvents, lockSessionForAppend, payloadHash, readWindow, WindowRead } from '@app/event-store';
-import { SessionJobData } from '@app/queue';
+import { PRODUCER_REDIS, publishSessionHead, RedisClient, SessionJobData } from '@app/queue';
 import { Summarizers } from '@app/summarizer';
 
 export type PruneResult =
@@ -88,6 +88,7 @@ export class PruneSession {
     private readonly db: Database,
     private readonly summarizers: Summarizers,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
   ) {}
 
   /** Null when the session does not exist (for this tenant). */
@@ -101,7 +102,12 @@ export class PruneSession {
       if (!planned.archive && !planned.prune) return idleReport(sessionId, read.session.headSeq, config);
       const llm = planned.archive && config.archive.strategy === 'llm' ? await this.llmDigest(read, config, planned.archive, options.signal) : { kind: 'none' as const };
       const committed = await this.commit(tenantId, sessionId, llm, round === MAX_ROUNDS);
-      if (committed !== REPLAN) return committed;
+      if (committed === REPLAN) continue;
+      // Committed events: the API's live event streams (here or in another process) read them.
+      if (committed && (committed.prune.status === 'pruned' || committed.archive.status === 'archived')) {
+        publishSessionHead(this.redis, this.config.redis.namespace, { tenantId, sessionId, headSeq: committed.headSeq });
+      }
+      return committed;
     }
   }
 

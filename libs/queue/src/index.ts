@@ -5,3 +5,4 @@ export * from './job-dispatcher';
 export * from './outbox-relay';
 export * from './queue-producer.module';
 export * from './queue-metrics';
+export * from './session-heads';

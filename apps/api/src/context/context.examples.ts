@@ -52,6 +52,19 @@ export const CONTEXT_EXAMPLES = {
       ],
     },
   },
+  'ai-sdk': {
+    summary: 'format=ai-sdk (Vercel AI SDK ModelMessage[]; system apart, for `system`/`instructions`)',
+    value: {
+      format: 'ai-sdk',
+      ...common,
+      system,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Run the tests' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'bash', input: { cmd: 'npm test' } }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'bash', output: { type: 'text', value: '2 passed' } }] },
+      ],
+    },
+  },
   neutral: {
     summary: 'format=neutral (our parts)',
     value: {

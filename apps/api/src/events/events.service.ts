@@ -25,6 +25,7 @@ import { PruneScheduler } from '../prune/prune-scheduler';
 import { sessionArchived, sessionNotFound } from '../sessions/session-view';
 import { Metrics } from '../metrics/metrics';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
+import { SessionHeads } from './events-stream.heads';
 
 /** How a batch is appended besides its events. */
 export interface AppendRequest {
@@ -50,6 +51,7 @@ export class EventsService {
     private readonly metrics: Metrics,
     private readonly tenantLimits: TenantRateLimiter,
     private readonly viewBounds: ViewBounds,
+    private readonly heads: SessionHeads,
   ) {}
 
   /** Appends a client batch (POST .../events): the domain validates it strictly, then appendBatch. */
@@ -83,6 +85,7 @@ export class EventsService {
       throw error;
     });
     if (committed.result.status === 201) this.metrics.appendedEvents.inc(batch.events.length);
+    if (committed.headSeq !== null) this.heads.publish({ tenantId, sessionId, headSeq: committed.headSeq });
     await this.relay.dispatchNow(this.db, committed.outbox);
     if (committed.pruneAfterSeq !== null) await this.pruneScheduler.afterStep(tenantId, sessionId, committed.pruneAfterSeq);
     return committed.result;
@@ -97,6 +100,8 @@ export class EventsService {
   ) {
     const outbox: OutboxRow[] = [];
     let pruneAfterSeq: number | null = null;
+    /** Set when this attempt wrote events: the head the live event streams are woken for. */
+    let appendedHeadSeq: number | null = null;
     const result = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, options.idempotencyKey, options.fingerprint, this.config.idempotency.ttlHours, async () => {
         const ids = batch.events.map((e) => e.id);
@@ -137,13 +142,14 @@ export class EventsService {
         if (trigger?.pruneScheduled) pruneAfterSeq = trigger.headSeq;
         // After every write of the batch (events, inline tool outputs, a marker): over a quota, all of it rolls back.
         await this.tenantLimits.assertWithinQuotas(tx, options.quotas);
+        appendedHeadSeq = trigger?.headSeq ?? headSeq;
         return {
           status: 201,
           body: { headSeq: trigger?.headSeq ?? headSeq, events: batch.events.map((e, i) => ({ id: e.id, seq: seqOf(i) })), ...compaction },
         };
       }),
     );
-    return { result, outbox, pruneAfterSeq };
+    return { result, outbox, pruneAfterSeq, headSeq: appendedHeadSeq };
   }
 
   /**

@@ -20,7 +20,7 @@ import {
   pivotMarkerSeq,
   readWindow,
 } from '@app/event-store';
-import { CompactJobData } from '@app/queue';
+import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
 import { loadToolOutputs, SummaryChain } from '@app/summarizer';
 import { WorkerMetrics } from '../worker-metrics';
 
@@ -51,6 +51,7 @@ export class CompactSession {
     private readonly chain: SummaryChain,
     private readonly metrics: WorkerMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
   ) {}
 
   /**
@@ -148,21 +149,24 @@ export class CompactSession {
     markerSeq: number,
     decide: (latestCompletedMarkerSeq: number | null) => NewEvent[],
   ): Promise<boolean> {
-    return this.db.tenantTx(tenantId, async (tx) => {
+    const headSeq = await this.db.tenantTx(tenantId, async (tx) => {
       const locked = await lockSessionForAppend(tx, sessionId, closingIds(markerSeq));
-      if (!locked) return false;
+      if (!locked) return null;
       await clearCompactionRunning(tx, sessionId, markerSeq);
-      if (locked.existing.length > 0) return false;
+      if (locked.existing.length > 0) return null;
       const events = decide(await pivotMarkerSeq(tx, sessionId));
-      if (events.length === 0) return false;
-      await insertEvents(
+      if (events.length === 0) return null;
+      return insertEvents(
         tx,
         sessionId,
         locked.headSeq,
         events.map((event) => ({ event, payloadHash: payloadHash(event), tokens: eventTokens(event, locked.model) })),
       );
-      return true;
     });
+    if (headSeq === null) return false;
+    // Committed: the API's live event streams read the new events.
+    publishSessionHead(this.redis, this.config.redis.namespace, { tenantId, sessionId, headSeq });
+    return true;
   }
 
   /** The job's (or the reconciler's) attempts are spent: close the pending marker as failed, so the state says so and the next overflow opens a new one. */

@@ -89,13 +89,15 @@ export const TOOL_OUTPUT_TOOLS: readonly ToolDefinition[] = [
   },
 ];
 
-export type ToolFormat = 'neutral' | 'openai' | 'openai-responses' | 'anthropic';
-export const TOOL_FORMATS: readonly ToolFormat[] = ['neutral', 'openai', 'openai-responses', 'anthropic'];
+export type ToolFormat = 'neutral' | 'openai' | 'openai-responses' | 'anthropic' | 'ai-sdk';
+export const TOOL_FORMATS: readonly ToolFormat[] = ['neutral', 'openai', 'openai-responses', 'anthropic', 'ai-sdk'];
 
 /**
  * One definition in a provider's shape. The Responses API treats an omitted
  * `strict` as true, which would reject the optional arguments, so it is
- * spelled out as false.
+ * spelled out as false. The AI SDK's tools are objects keyed by name holding
+ * a schema object, which JSON cannot carry: ai-sdk gives the JSON Schema under
+ * the SDK's own key, for `tool({ description, inputSchema: jsonSchema(inputSchema) })`.
  */
 export function renderToolDefinition(tool: ToolDefinition, format: ToolFormat): Record<string, unknown> {
   const { name, description, parameters } = tool;
@@ -108,6 +110,8 @@ export function renderToolDefinition(tool: ToolDefinition, format: ToolFormat): 
       return { type: 'function', name, description, parameters, strict: false };
     case 'anthropic':
       return { name, description, input_schema: parameters };
+    case 'ai-sdk':
+      return { name, description, inputSchema: parameters };
   }
 }
 

@@ -100,7 +100,7 @@ function partBlocks(part: Part, ids: ToolUseIds): AnthropicContentBlock[] {
 }
 
 /** The API wants an object; any other JSON input is wrapped as `{input}`. */
-function toolInput(input: unknown): Record<string, unknown> {
+export function toolInput(input: unknown): Record<string, unknown> {
   return typeof input === 'object' && input !== null && !Array.isArray(input)
     ? (input as Record<string, unknown>)
     : { input };
@@ -144,7 +144,7 @@ function trimFinalAssistant(turns: AnthropicMessage[]): void {
  * Tool-use ids must match ^[a-zA-Z0-9_-]+$ while ours may also hold `.:~`:
  * other characters become `_`, and a clash gets a counter. Stable within a render.
  */
-class ToolUseIds {
+export class ToolUseIds {
   private readonly byCallId = new Map<string, string>();
   private readonly taken = new Set<string>();
 

@@ -1,24 +1,27 @@
 import { Message } from '../../events';
+import { AiSdkMessage, renderAiSdk } from './ai-sdk';
 import { AnthropicMessage, renderAnthropic } from './anthropic';
 import { renderNeutral } from './neutral';
 import { OpenAIChatMessage, renderOpenAIChat } from './openai-chat';
 import { renderOpenAIResponses, ResponsesInputItem } from './openai-responses';
 import { RenderableView } from './renderable-view';
 
+export * from './ai-sdk';
 export * from './anthropic';
 export * from './neutral';
 export * from './openai-chat';
 export * from './openai-responses';
 export * from './renderable-view';
 
-export const CONTEXT_FORMATS = ['neutral', 'openai', 'openai-responses', 'anthropic'] as const;
+export const CONTEXT_FORMATS = ['neutral', 'openai', 'openai-responses', 'anthropic', 'ai-sdk'] as const;
 export type ContextFormat = (typeof CONTEXT_FORMATS)[number];
 
 export type RenderedContext =
   | { format: 'neutral'; messages: Message[] }
   | { format: 'openai'; messages: OpenAIChatMessage[] }
   | { format: 'openai-responses'; input: ResponsesInputItem[] }
-  | { format: 'anthropic'; system?: string; messages: AnthropicMessage[] };
+  | { format: 'anthropic'; system?: string; messages: AnthropicMessage[] }
+  | { format: 'ai-sdk'; system?: string; messages: AiSdkMessage[] };
 
 /** The view in a provider's request shape, ready to send unchanged. */
 export function renderContext(view: RenderableView, format: ContextFormat): RenderedContext {
@@ -31,5 +34,7 @@ export function renderContext(view: RenderableView, format: ContextFormat): Rend
       return { format, input: renderOpenAIResponses(view) };
     case 'anthropic':
       return { format, ...renderAnthropic(view) };
+    case 'ai-sdk':
+      return { format, ...renderAiSdk(view) };
   }
 }

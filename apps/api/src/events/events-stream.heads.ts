@@ -1,0 +1,77 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { createRedis, PRODUCER_REDIS, publishSessionHead, RedisClient, SessionHead, sessionHeadsChannel } from '@app/queue';
+
+/** A stream's wake-up: the new head when a message said so, null after a gap in the subscription (anything may have been missed). */
+export type Wake = (headSeq: number | null) => void;
+
+function parse(text: string): SessionHead | null {
+  try {
+    const head = JSON.parse(text) as SessionHead;
+    return typeof head?.tenantId === 'string' && typeof head.sessionId === 'string' && Number.isInteger(head.headSeq) ? head : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Session heads across API replicas and workers over Redis pub/sub, the
+ * pattern of CacheInvalidation: one subscriber connection per process, not
+ * one per stream; a head committed here wakes this process's streams at
+ * once, and every other one when the message arrives.
+ */
+@Injectable()
+export class SessionHeads implements OnApplicationShutdown {
+  private readonly logger = new Logger(SessionHeads.name);
+  private readonly namespace: string;
+  private readonly subscriber: RedisClient;
+  /** Per `tenantId/sessionId`, the open streams' wake-ups. */
+  private readonly listeners = new Map<string, Set<Wake>>();
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(PRODUCER_REDIS) private readonly publisher: RedisClient,
+  ) {
+    this.namespace = config.redis.namespace;
+    const channel = sessionHeadsChannel(this.namespace);
+    // A subscribed connection runs no other command; ioredis subscribes again after a reconnect.
+    this.subscriber = createRedis(config.redis, 'worker', 'session-heads');
+    this.subscriber.on('message', (from: string, text: string) => {
+      const head = from === channel ? parse(text) : null;
+      if (head) this.wake(head);
+    });
+    // Back after an outage: messages may have been lost, so every stream looks.
+    this.subscriber.on('ready', () => this.wakeAll());
+    this.subscriber.subscribe(channel).catch((error: Error) => this.logger.warn(`session heads: subscribe failed: ${error.message}`));
+  }
+
+  /** Registers a stream's wake-up; the returned function removes it. */
+  listen(tenantId: string, sessionId: string, wake: Wake): () => void {
+    const key = `${tenantId}/${sessionId}`;
+    const set = this.listeners.get(key) ?? new Set<Wake>();
+    set.add(wake);
+    this.listeners.set(key, set);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0) this.listeners.delete(key);
+    };
+  }
+
+  /** After a commit: wakes this process's streams and tells the others; never throws. */
+  publish(head: SessionHead): void {
+    this.wake(head);
+    publishSessionHead(this.publisher, this.namespace, head);
+  }
+
+  private wake(head: SessionHead): void {
+    for (const wake of this.listeners.get(`${head.tenantId}/${head.sessionId}`) ?? []) wake(head.headSeq);
+  }
+
+  private wakeAll(): void {
+    for (const set of this.listeners.values()) for (const wake of set) wake(null);
+  }
+
+  onApplicationShutdown(): void {
+    this.subscriber.disconnect();
+  }
+}
