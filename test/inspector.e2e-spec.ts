@@ -10,7 +10,9 @@ import { startService, TestService, waitFor } from './support/service';
  * by playwright-core. Nothing is skipped: without /usr/bin/chromium the spec
  * fails (CI installs it, see .ci/run). Screenshots of the main views go to
  * test-artifacts/inspector/ for review (docs/inspector/ holds copies).
- * The page's clock is Playwright's: polls are fired by `clock.runFor`, not waited for.
+ * The page's timers are Playwright's clock (it also flows on its own): polls
+ * are fired by `clock.runFor`, not waited for. The event stream is real
+ * network, not a timer: its events are waited for.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -39,6 +41,24 @@ function eventReads(page: Page, sessionId: string) {
   return { reads, stop: () => page.off('request', listener) };
 }
 
+/** Every event stream the page opens: its session, `afterSeq`, and whether it has ended (answered in full, failed or aborted). */
+function trackStreams(page: Page) {
+  const all: { sessionId: string; afterSeq: number; ended: boolean; request: Request }[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    const match = /^\/v1\/sessions\/([^/]+)\/events\/stream$/.exec(url.pathname);
+    if (match) all.push({ sessionId: decodeURIComponent(match[1]), afterSeq: Number(url.searchParams.get('afterSeq')), ended: false, request });
+  });
+  const end = (request: Request) => {
+    for (const s of all) if (s.request === request) s.ended = true;
+  };
+  page.on('requestfinished', end);
+  page.on('requestfailed', end);
+  return { all, open: () => all.filter((s) => !s.ended).map((s) => ({ sessionId: s.sessionId, afterSeq: s.afterSeq })) };
+}
+
+const isStream = (url: URL) => url.pathname.endsWith('/events/stream');
+
 /** Hides or shows the tab as the browser would (headless chromium has no other tab to switch to). */
 async function setTabHidden(page: Page, hidden: boolean) {
   await page.evaluate((h) => {
@@ -65,6 +85,7 @@ describe('inspector page', () => {
   let pivotSeq: number;
   let prunedCallIds: string[];
   let archivedCallIds: string[];
+  let streams: ReturnType<typeof trackStreams>;
   const consoleProblems: string[] = [];
 
   beforeAll(async () => {
@@ -153,10 +174,12 @@ describe('inspector page', () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // Fail fast: every wait in this spec is for the page's answer to a local request.
     page.setDefaultTimeout(10_000);
+    streams = trackStreams(page);
     await page.clock.install();
     page.on('console', (message) => {
-      // The refused key's 401 and the refused search's 400 are logged by the browser as failed loads; a CSP violation is what must never happen.
-      if (message.type() === 'error' && !/status of 40[01] /.test(message.text())) consoleProblems.push(message.text());
+      // The refused key's 401, the refused search's 400, the refused stream's 429 and the stream the test drops are logged by the browser
+      // as failed loads; a CSP violation is what must never happen.
+      if (message.type() === 'error' && !/status of (40[01]|429) |net::ERR_CONNECTION_RESET/.test(message.text())) consoleProblems.push(message.text());
     });
     page.on('pageerror', (error) => consoleProblems.push(String(error)));
   }, 120_000);
@@ -173,9 +196,12 @@ describe('inspector page', () => {
     await page.fill('#search-metadata', metadata);
     const request = page.waitForRequest((r) => new URL(r.url()).pathname === '/v1/sessions');
     const response = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/sessions');
+    // The list renders once the page has read the answer, after the response arrived: a marker row is gone when it has.
+    await page.locator('#sessions-body').evaluate((body: any) => body.appendChild(body.ownerDocument.createElement('tr')).classList.add('stale'));
     await page.click('#search-form button[type=submit]');
     const sent = new URL((await request).url()).searchParams;
     await response;
+    await page.locator('#sessions-body tr.stale').waitFor({ state: 'detached' });
     return sent;
   };
 
@@ -394,18 +420,23 @@ describe('inspector page', () => {
     await shot('06-tool-output');
   });
 
-  it('shows new events live by polling after the last seq, and stops polling while the tab is hidden', async () => {
-    await page.click('.tabs button[data-tab="timeline"]');
+  it('shows new events live from the event stream, closes it while the tab is hidden, and resumes or reconnects from the last seq', async () => {
+    // Opened again, so that the opening of its stream is watched.
+    await page.click('#back');
+    await waitFor(async () => streams.open().length === 0, 'the session view to close its stream', 10_000);
     const head = (await client.request('GET', '/v1/sessions/inspect-me', { key })).body.headSeq;
+    await page.locator('#sessions-body tr', { hasText: 'inspect-me' }).click();
     await page.locator('#live-status', { hasText: `live · head seq ${head}` }).waitFor();
+    await page.locator('.row[data-seq="1"] .type', { hasText: 'session.created' }).waitFor();
+    expect(streams.open()).toEqual([{ sessionId: 'inspect-me', afterSeq: head }]);
     const watched = eventReads(page, 'inspect-me');
     try {
       await client.append(key, 'inspect-me', { events: [userMessage('<img src=x onerror=alert(1)> appended while watching')] });
-      await page.clock.runFor(POLL_MS);
-      await page.locator('#live-status', { hasText: `head seq ${head + 1}` }).waitFor();
-      // Each poll asks only for what follows the known head.
-      expect(watched.reads.length).toBeGreaterThan(0);
-      expect(watched.reads.every((r) => r.afterSeq >= head)).toBe(true);
+      await page.locator('#live-status', { hasText: `live · head seq ${head + 1}` }).waitFor();
+      // It came on the stream: three poll intervals of page time pass without a single read of /events.
+      await page.clock.runFor(3 * POLL_MS);
+      await page.evaluate(() => 0);
+      expect(watched.reads).toEqual([]);
       await page.fill('#jump-seq', String(head + 1));
       await page.click('#jump');
       const row = page.locator(`.row[data-seq="${head + 1}"]`);
@@ -413,21 +444,88 @@ describe('inspector page', () => {
       // Rendered as text: no element was created from the event's content.
       expect(await page.locator('#timeline img').count()).toBe(0);
 
-      // Hidden: no request at all, however long; shown again: one catch-up poll at once.
+      // Hidden: the stream is closed and nothing is asked, however long; shown again: a stream from the last seq catches up.
+      const opened = streams.all.length;
       await setTabHidden(page, true);
       await page.locator('#live-status', { hasText: 'paused while the tab is hidden' }).waitFor();
-      watched.reads.length = 0;
+      await waitFor(async () => streams.open().length === 0, 'the hidden tab to abort its stream', 10_000);
       await client.append(key, 'inspect-me', { events: [userMessage('appended while hidden')] });
       await page.clock.runFor(10 * POLL_MS);
       await page.evaluate(() => 0);
       expect(watched.reads).toEqual([]);
-      await expect(page.locator('#live-status').textContent()).resolves.toContain(`head seq ${head + 1}`);
+      expect(streams.all).toHaveLength(opened);
+      await expect(page.locator('#live-status').textContent()).resolves.toBe(`paused while the tab is hidden · head seq ${head + 1}`);
 
       await setTabHidden(page, false);
       await page.locator('#live-status', { hasText: `live · head seq ${head + 2}` }).waitFor();
+      expect(streams.open()).toEqual([{ sessionId: 'inspect-me', afterSeq: head + 1 }]);
+      expect(streams.all).toHaveLength(opened + 1);
+      await page.fill('#jump-seq', String(head + 2));
+      await page.click('#jump');
+      await expect(page.locator(`.row[data-seq="${head + 2}"]`).textContent()).resolves.toContain('appended while hidden');
+
+      // A stream that fails is opened again after a backoff (page time), from the last seq.
+      await page.route(isStream, (route) => route.abort('connectionreset'), { times: 1 });
+      await setTabHidden(page, true);
+      await setTabHidden(page, false);
+      await page.locator('#live-status', { hasText: `reconnecting in 1 s` }).waitFor();
+      await client.append(key, 'inspect-me', { events: [userMessage('appended while reconnecting')] });
+      await page.clock.runFor(1000);
+      await page.locator('#live-status', { hasText: `live · head seq ${head + 3}` }).waitFor();
+      expect(streams.all.slice(-2).map((s) => s.afterSeq)).toEqual([head + 2, head + 2]);
+      expect(streams.open()).toEqual([{ sessionId: 'inspect-me', afterSeq: head + 2 }]);
+      expect(watched.reads).toEqual([]);
+    } finally {
+      watched.stop();
+    }
+  });
+
+  it('falls back to polling after the last seq when the event stream is refused', async () => {
+    const head = (await client.request('GET', '/v1/sessions/inspect-me', { key })).body.headSeq;
+    // The tenant's streams all taken: the stream answers 429 too_many_streams, as the API does beyond SSE_MAX_STREAMS_PER_TENANT.
+    await page.route(isStream, (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '5' },
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ type: 'about:blank', title: 'Too Many Requests', status: 429, code: 'too_many_streams', detail: 'This tenant already has 20 event streams open' }),
+      }),
+    );
+    const watched = eventReads(page, 'inspect-me');
+    try {
+      // Shown again, the page asks for a stream and is refused: it polls at once instead, and says so.
+      const catchUp = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/sessions/inspect-me/events' && new URL(r.url()).searchParams.get('afterSeq') === String(head));
+      await setTabHidden(page, true);
+      await setTabHidden(page, false);
+      await page.locator('#live-status', { hasText: `live, polling every 2 s (event stream: 429 too_many_streams) · head seq ${head}` }).waitFor();
+      await catchUp;
+      expect(streams.open()).toEqual([]);
+
+      await client.append(key, 'inspect-me', { events: [userMessage('appended while polling')] });
+      await page.clock.runFor(POLL_MS);
+      await page.locator('#live-status', { hasText: `head seq ${head + 1}` }).waitFor();
+      await page.fill('#jump-seq', String(head + 1));
+      await page.click('#jump');
+      await expect(page.locator(`.row[data-seq="${head + 1}"]`).textContent()).resolves.toContain('appended while polling');
+      // The catch-up poll had answered before the append: a poll of the interval brought it. Each asks only for what follows the known head.
+      const polls = watched.reads.filter((r) => r.types === null && r.afterSeq >= head);
+      expect(polls.length).toBeGreaterThanOrEqual(2);
+      expect(polls.every((r) => r.limit === 500)).toBe(true);
+      expect(polls.map((r) => r.afterSeq)).toContain(head);
+
+      // Hidden, the fallback does not poll either.
+      await setTabHidden(page, true);
+      await page.locator('#live-status', { hasText: 'paused while the tab is hidden' }).waitFor();
+      watched.reads.length = 0;
+      await page.clock.runFor(10 * POLL_MS);
+      await page.evaluate(() => 0);
+      expect(watched.reads).toEqual([]);
+      await setTabHidden(page, false);
+      await page.locator('#live-status', { hasText: `live, polling every 2 s (event stream: 429 too_many_streams) · head seq ${head + 1}` }).waitFor();
       expect(watched.reads[0]).toEqual({ afterSeq: head + 1, limit: 500, types: null });
     } finally {
       watched.stop();
+      await page.unroute(isStream);
     }
   });
 
@@ -463,7 +561,9 @@ describe('inspector page', () => {
   });
 
   it(`virtualizes a ${LONG_EVENTS.toLocaleString('en-US')}-event timeline: a bounded number of rows in the DOM, pages fetched as they scroll into view`, async () => {
+    expect(streams.open()).toEqual([{ sessionId: 'pruned-work', afterSeq: expect.any(Number) }]);
     await page.click('#back');
+    await waitFor(async () => streams.open().length === 0, 'closing the session view to abort its stream', 10_000);
     const watched = eventReads(page, 'long-log');
     try {
       await page.locator('#sessions-body tr', { hasText: 'long-log' }).click();
@@ -495,9 +595,11 @@ describe('inspector page', () => {
     }
   });
 
-  it('signs out: the key leaves sessionStorage; no CSP violation or page error happened', async () => {
+  it('signs out: the stream closes, the key leaves sessionStorage; no CSP violation or page error happened', async () => {
+    expect(streams.open()).toEqual([{ sessionId: 'long-log', afterSeq: LONG_EVENTS + 1 }]);
     await page.click('#sign-out');
     await page.locator('#sign-in-view').waitFor();
+    await waitFor(async () => streams.open().length === 0, 'signing out to abort the stream', 10_000);
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
     expect(consoleProblems).toEqual([]);
   });

@@ -49,10 +49,11 @@ const num = (n) => (typeof n === 'number' ? fmt.format(n) : '—');
 // ---------------------------------------------------------------- API
 
 class ApiError extends Error {
-  /** @param {number} status @param {string} message */
-  constructor(status, message) {
+  /** @param {number} status @param {string} code @param {string} message */
+  constructor(status, code, message) {
     super(message);
     this.status = status;
+    this.code = code;
   }
 }
 
@@ -60,23 +61,35 @@ function apiKey() {
   return sessionStorage.getItem(KEY_STORAGE);
 }
 
-/** @param {string} path @param {string} [key] @returns {Promise<any>} */
-async function api(path, key = apiKey() ?? '') {
-  const response = await fetch(path, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, credentials: 'omit', cache: 'no-store' });
-  const text = await response.text();
-  /** @type {any} */
-  let body = null;
+/** The key goes in the Authorization header only, never in a URL. @param {string} path @param {{ key?: string, accept?: string, signal?: AbortSignal }} [options] */
+function request(path, { key = apiKey() ?? '', accept = 'application/json', signal } = {}) {
+  return fetch(path, { headers: { authorization: `Bearer ${key}`, accept }, credentials: 'omit', cache: 'no-store', signal });
+}
+
+/** @param {string} text @returns {any} */
+function parsed(text) {
   try {
-    body = text ? JSON.parse(text) : null;
+    return text ? JSON.parse(text) : null;
   } catch {
-    body = text;
+    return text;
   }
-  if (!response.ok) {
-    const detail = body && typeof body === 'object' ? `${body.code ?? ''} ${body.detail ?? body.title ?? ''}`.trim() : String(body).slice(0, 300);
-    if (response.status === 401) signOut();
-    throw new ApiError(response.status, `${response.status} ${detail}`);
-  }
-  return body;
+}
+
+/** The error a refused request becomes (a 401 signs out). @param {Response} response @param {string} text */
+function refusal(response, text) {
+  const body = parsed(text);
+  const problem = body && typeof body === 'object';
+  const detail = problem ? `${body.code ?? ''} ${body.detail ?? body.title ?? ''}`.trim() : String(body).slice(0, 300);
+  if (response.status === 401) signOut();
+  return new ApiError(response.status, problem && typeof body.code === 'string' ? body.code : '', `${response.status} ${detail}`);
+}
+
+/** @param {string} path @param {string} [key] @returns {Promise<any>} */
+async function api(path, key) {
+  const response = await request(path, { key });
+  const text = await response.text();
+  if (!response.ok) throw refusal(response, text);
+  return parsed(text);
 }
 
 const enc = encodeURIComponent;
@@ -256,14 +269,15 @@ $('back').addEventListener('click', () => void openSessions());
  *   id: string, headSeq: number, events: Map<number, StoredEvent>, loading: Set<number>,
  *   selected: number | null, pruned: Set<string>, archived: Set<string>,
  *   covered: { fromSeq: number, throughSeq: number }[], refs: Map<string, string>,
- *   timer: ReturnType<typeof setInterval> | null, polling: boolean, tab: string,
+ *   tab: string, live: string, stream: AbortController | null, retry: ReturnType<typeof setTimeout> | null, failures: number,
+ *   fallback: string | null, timer: ReturnType<typeof setInterval> | null, polling: boolean,
  * }} OpenSession
  */
 /** @type {OpenSession | null} */
 let current = null;
 
 function closeSession() {
-  if (current) stopPolling(current);
+  if (current) stopLive(current);
   current = null;
 }
 
@@ -280,7 +294,8 @@ async function openSession(id) {
   }
   current = {
     id, headSeq: state.headSeq, events: new Map(), loading: new Set(), selected: null,
-    pruned: new Set(), archived: new Set(), covered: [], refs: new Map(), timer: null, polling: false, tab: 'timeline',
+    pruned: new Set(), archived: new Set(), covered: [], refs: new Map(), tab: 'timeline',
+    live: 'connecting', stream: null, retry: null, failures: 0, fallback: null, timer: null, polling: false,
   };
   show('session');
   $('session-title').textContent = id;
@@ -306,7 +321,7 @@ async function openSession(id) {
   renderTimeline();
   void loadCompactions();
   void loadMarks(current);
-  startPolling(current);
+  startLive(current);
 }
 
 // Every prune and archive event of the session, whatever part of the timeline
@@ -335,36 +350,155 @@ function updateHead() {
   /** @type {HTMLInputElement} */ ($('jump-seq')).max = String(current.headSeq);
 }
 
-// Live: new events by polling after the last seq (there is no event stream
-// yet): an empty page when nothing happened. A hidden tab does not poll; it
-// catches up at once when shown again.
-/** @param {OpenSession} session */
-function startPolling(session) {
-  stopPolling(session);
-  if (document.hidden) {
-    liveStatus(session);
-    return;
-  }
-  session.timer = setInterval(() => void poll(session), POLL_MS);
-  liveStatus(session);
+// Live: the session's event stream (GET /events/stream, Server-Sent Events)
+// from the last seq known. EventSource cannot send the Authorization header,
+// so the page reads the stream with fetch. A hidden tab holds no stream; shown
+// again, it reopens from the last seq, so nothing is missed or repeated. A
+// dropped stream reconnects with backoff; a stream refused for good (404: no
+// stream here, 429: the tenant's streams are all taken, or not an event
+// stream) leaves the open session on polling.
+
+const RETRY_MS = 1000;
+const RETRY_MAX_MS = 30_000;
+/** Statuses that mean no stream for this session view: poll instead. */
+const NO_STREAM = new Set([404, 429]);
+
+/** Starts following the session as the tab allows: nothing while hidden. @param {OpenSession} session */
+function startLive(session) {
+  stopLive(session);
+  if (document.hidden) setLive(session, 'paused while the tab is hidden');
+  else if (session.fallback) startPolling(session);
+  else void openStream(session);
 }
 
 /** @param {OpenSession} session */
-function stopPolling(session) {
+function stopLive(session) {
+  session.stream?.abort();
+  session.stream = null;
+  if (session.retry) clearTimeout(session.retry);
+  session.retry = null;
   if (session.timer) clearInterval(session.timer);
   session.timer = null;
 }
 
+/** @param {OpenSession} session @param {string} live */
+function setLive(session, live) {
+  session.live = live;
+  if (session === current) liveStatus(session);
+}
+
 /** @param {OpenSession} session */
 function liveStatus(session) {
-  $('live-status').textContent = `${session.timer ? 'live' : 'paused while the tab is hidden'} · head seq ${num(session.headSeq)}`;
+  $('live-status').textContent = `${session.live} · head seq ${num(session.headSeq)}`;
 }
 
 document.addEventListener('visibilitychange', () => {
-  if (!current) return;
-  startPolling(current);
-  if (current.timer) void poll(current);
+  if (current) startLive(current);
 });
+
+/** @param {OpenSession} session */
+async function openStream(session) {
+  const controller = new AbortController();
+  session.stream = controller;
+  setLive(session, 'connecting');
+  try {
+    const response = await request(`/v1/sessions/${enc(session.id)}/events/stream?afterSeq=${session.headSeq}`, { accept: 'text/event-stream', signal: controller.signal });
+    if (!response.ok) throw refusal(response, await response.text());
+    if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) throw new ApiError(response.status, 'not_an_event_stream', 'not an event stream');
+    setLive(session, 'live');
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const parse = sseParser();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || session.stream !== controller) break;
+      // Anything from the server, a heartbeat included, shows the stream healthy again.
+      session.failures = 0;
+      received(session, parse(decoder.decode(value, { stream: true })).map((data) => /** @type {StoredEvent} */ (JSON.parse(data))));
+    }
+    throw new Error('the stream ended');
+  } catch (error) {
+    if (controller.signal.aborted || session.stream !== controller) return;
+    session.stream = null;
+    if (error instanceof ApiError && (NO_STREAM.has(error.status) || error.code === 'not_an_event_stream')) {
+      session.fallback = `event stream: ${error.status} ${error.code}`;
+      startPolling(session);
+      return;
+    }
+    const wait = Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** session.failures);
+    session.failures += 1;
+    setLive(session, `reconnecting in ${wait / 1000} s (${error instanceof Error ? error.message : error})`);
+    session.retry = setTimeout(() => {
+      session.retry = null;
+      if (session === current && !document.hidden) void openStream(session);
+    }, wait);
+  }
+}
+
+/**
+ * A Server-Sent Events parser: feed it decoded text as it arrives, in chunks
+ * cut anywhere; it returns the data of each message the text completed (data
+ * lines joined with "\n"). Lines end in CRLF, LF or CR; comment lines (the
+ * heartbeat) and the other fields are skipped: `id:` and `event:` repeat the
+ * event's seq and type, which its data carries.
+ * @returns {(text: string) => string[]}
+ */
+function sseParser() {
+  let buffer = '';
+  /** @type {string[]} */
+  let data = [];
+  return (text) => {
+    /** @type {string[]} */
+    const messages = [];
+    buffer += text;
+    const eol = /\r\n|\r|\n/g;
+    let start = 0;
+    for (let m = eol.exec(buffer); m; m = eol.exec(buffer)) {
+      // A CR that ends the text may be the first half of a CRLF: wait for the next chunk.
+      if (m[0] === '\r' && m.index === buffer.length - 1) break;
+      const line = buffer.slice(start, m.index);
+      start = eol.lastIndex;
+      if (line === '') {
+        if (data.length > 0) messages.push(data.join('\n'));
+        data = [];
+      } else if (line === 'data' || line.startsWith('data:')) {
+        const value = line.slice(5);
+        data.push(value.startsWith(' ') ? value.slice(1) : value);
+      }
+    }
+    buffer = buffer.slice(start);
+    return messages;
+  };
+}
+
+/**
+ * New events, from the stream or a poll: rows at the end, the view following
+ * them when it was at the bottom, the compaction history refreshed by a
+ * compaction event.
+ * @param {OpenSession} session @param {StoredEvent[]} events @param {number} [headSeq] the head a poll reported
+ */
+function received(session, events, headSeq = 0) {
+  const fresh = events.filter((e) => e.seq > session.headSeq);
+  const head = fresh.reduce((max, e) => Math.max(max, e.seq), headSeq);
+  if (session !== current || head <= session.headSeq) return;
+  const timeline = $('timeline');
+  const atBottom = timeline.scrollTop + timeline.clientHeight >= timeline.scrollHeight - ROW_HEIGHT;
+  for (const e of fresh) addEvent(session, e);
+  session.headSeq = head;
+  updateHead();
+  if (atBottom) timeline.scrollTop = timeline.scrollHeight;
+  renderTimeline();
+  if (fresh.some((e) => e.type.startsWith('compaction.'))) void loadCompactions();
+}
+
+// The fallback: the events after the known head every 2 s, an empty page when
+// nothing happened. Polling starts with a catch-up poll.
+/** @param {OpenSession} session */
+function startPolling(session) {
+  setLive(session, `live, polling every ${POLL_MS / 1000} s (${session.fallback})`);
+  session.timer = setInterval(() => void poll(session), POLL_MS);
+  void poll(session);
+}
 
 /**
  * One request: the events after the known head (one page; a longer burst's
@@ -375,18 +509,13 @@ async function poll(session) {
   if (session !== current || session.polling) return;
   session.polling = true;
   try {
-    const timeline = $('timeline');
-    const atBottom = timeline.scrollTop + timeline.clientHeight >= timeline.scrollHeight - ROW_HEIGHT;
     const page = await api(`/v1/sessions/${enc(session.id)}/events?afterSeq=${session.headSeq}&limit=${PAGE}`);
-    if (session !== current || page.headSeq <= session.headSeq) return;
-    for (const e of page.events) addEvent(session, e);
-    session.headSeq = page.headSeq;
-    updateHead();
-    if (atBottom) timeline.scrollTop = timeline.scrollHeight;
-    renderTimeline();
-    if (page.nextAfterSeq !== null || page.events.some((/** @type {StoredEvent} */ e) => e.type.startsWith('compaction.'))) void loadCompactions();
+    if (session !== current || !session.timer) return;
+    setLive(session, `live, polling every ${POLL_MS / 1000} s (${session.fallback})`);
+    received(session, page.events, page.headSeq);
+    if (page.nextAfterSeq !== null) void loadCompactions();
   } catch (error) {
-    if (session === current) $('live-status').textContent = `live (last poll failed: ${error instanceof Error ? error.message : error}) · head seq ${num(session.headSeq)}`;
+    if (session === current && session.timer) setLive(session, `live, polling (last poll failed: ${error instanceof Error ? error.message : error})`);
   } finally {
     session.polling = false;
   }
@@ -616,19 +745,23 @@ for (const button of document.querySelectorAll('.tabs button')) {
 
 // ---------------------------------------------------------------- what the model sees
 
+/** Counts context reads: only the latest one's answer is shown, however the answers are ordered. */
+let contextReads = 0;
+
 async function loadContext() {
   const session = current;
   if (!session) return;
   clearError();
   const format = /** @type {HTMLSelectElement} */ ($('ctx-format')).value;
   const at = /** @type {HTMLInputElement} */ ($('ctx-at')).value.trim();
+  const read = ++contextReads;
   try {
     const ctx = await api(`/v1/sessions/${enc(session.id)}/context?format=${enc(format)}${at ? `&atSeq=${enc(at)}` : ''}`);
-    if (session !== current) return;
+    if (session !== current || read !== contextReads) return;
     renderTokens(ctx);
     renderMessages(ctx);
   } catch (error) {
-    showError(error);
+    if (read === contextReads) showError(error);
   }
 }
 
