@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { QueueProducerModule } from '@app/queue';
+import { ChannelSubscriber, QueueProducerModule } from '@app/queue';
 import { SummarizerModule } from '@app/summarizer';
 import { GrepPool } from '@app/tool-output-store';
 // The worker's use case: `POST .../prune {wait}` runs the same code in the API process.
@@ -55,7 +55,7 @@ export class ApiModule {
         PruneSession, PruneScheduler, PruneService,
         PinsService,
         TransferService,
-        SessionHeads, EventStreamsService,
+        ChannelSubscriber, SessionHeads, EventStreamsService,
         Metrics,
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },

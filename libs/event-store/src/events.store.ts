@@ -101,21 +101,26 @@ export async function lockSessionForAppend(
             WHERE s.session_id = $1 AND ($3 OR g.origin <> s.session_id)`,
           [sessionId, eventIds, lookup === 'log'],
         )
-      : await tx.query(
-        `SELECT e.event_id, e.seq, e.payload_hash
-           FROM unnest($2::text[]) AS wanted(id)
-           CROSS JOIN LATERAL (
-             SELECT event_id, seq, payload_hash FROM session_events
-              WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id
-              LIMIT 1) e`,
-          [sessionId, eventIds],
-        );
+      : await ownEvents(tx, sessionId, eventIds);
   return {
     headSeq: row.head_seq,
     model: row.model,
     archived: row.archived,
     existing: existing.map((e) => ({ id: e.event_id, seq: e.seq, payloadHash: e.payload_hash })),
   };
+}
+
+/** Which of `eventIds` the session's own rows hold (inherited ones excluded): one index probe per id. */
+export async function ownEvents(tx: Tx, sessionId: string, eventIds: readonly string[]): Promise<Array<{ event_id: string; seq: number; payload_hash: Buffer }>> {
+  return tx.query(
+    `SELECT e.event_id, e.seq, e.payload_hash
+       FROM unnest($2::text[]) AS wanted(id)
+       CROSS JOIN LATERAL (
+         SELECT event_id, seq, payload_hash FROM session_events
+          WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id
+          LIMIT 1) e`,
+    [sessionId, eventIds],
+  );
 }
 
 /** The insert hit an event id the session already holds (a retry, or a reused id). */

@@ -11,17 +11,6 @@ export interface ImportedEventRow {
   payloadHash: Buffer;
 }
 
-/** Which of `eventIds` the session already holds (an import refuses an id twice before the unique index would). */
-export async function storedEventIds(tx: Tx, sessionId: string, eventIds: readonly string[]): Promise<string[]> {
-  const rows = await tx.query(
-    `SELECT e.event_id FROM unnest($2::text[]) AS wanted(id)
-       CROSS JOIN LATERAL (SELECT event_id FROM session_events
-                            WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id LIMIT 1) e`,
-    [sessionId, eventIds],
-  );
-  return rows.map((r) => r.event_id);
-}
-
 /**
  * Writes imported events at their own seqs with their original times
  * (insertEvents stamps the insert's time). The session row's head and pivot

@@ -6,3 +6,4 @@ export * from './outbox-relay';
 export * from './queue-producer.module';
 export * from './queue-metrics';
 export * from './session-heads';
+export * from './channel-subscriber';

@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { createRedis, PRODUCER_REDIS, RedisClient } from '@app/queue';
+import { ChannelSubscriber, PRODUCER_REDIS, RedisClient } from '@app/queue';
 
 /** What every API replica drops from its caches. */
 export type Invalidation =
@@ -36,26 +36,25 @@ function parse(text: string): Invalidation | null {
  * know what it missed.
  */
 @Injectable()
-export class CacheInvalidation implements OnApplicationShutdown {
-  private readonly logger = new Logger(CacheInvalidation.name);
+export class CacheInvalidation {
   private readonly channel: string;
-  private readonly subscriber: RedisClient;
   private readonly handlers: Array<(message: Invalidation) => void> = [];
   private generation = 0;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(PRODUCER_REDIS) private readonly publisher: RedisClient,
+    subscriber: ChannelSubscriber,
   ) {
     this.channel = `${config.redis.namespace}:cache-invalidation`;
-    // A connection of its own: a subscribed connection runs no other command. ioredis subscribes again after a reconnect.
-    this.subscriber = createRedis(config.redis, 'worker', 'cache-invalidation');
-    this.subscriber.on('message', (channel: string, text: string) => {
-      const message = channel === this.channel ? parse(text) : null;
-      if (message) this.apply(message);
-    });
-    this.subscriber.on('ready', () => this.apply({ kind: 'all' }));
-    this.subscriber.subscribe(this.channel).catch((error: Error) => this.logger.warn(`cache invalidation: subscribe failed: ${error.message}`));
+    subscriber.listen(
+      this.channel,
+      (text) => {
+        const message = parse(text);
+        if (message) this.apply(message);
+      },
+      () => this.apply({ kind: 'all' }),
+    );
   }
 
   /** Registers what a cache drops for each message. */
@@ -82,9 +81,5 @@ export class CacheInvalidation implements OnApplicationShutdown {
   private apply(message: Invalidation): void {
     this.generation += 1;
     for (const handler of this.handlers) handler(message);
-  }
-
-  onApplicationShutdown(): void {
-    this.subscriber.disconnect();
   }
 }

@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { createRedis, PRODUCER_REDIS, publishSessionHead, RedisClient, SessionHead, sessionHeadsChannel } from '@app/queue';
+import { ChannelSubscriber, PRODUCER_REDIS, publishSessionHead, RedisClient, SessionHead, sessionHeadsChannel } from '@app/queue';
 
 /** A stream's wake-up: the new head when a message said so, null after a gap in the subscription (anything may have been missed). */
 export type Wake = (headSeq: number | null) => void;
@@ -15,34 +15,32 @@ function parse(text: string): SessionHead | null {
 }
 
 /**
- * Session heads across API replicas and workers over Redis pub/sub, the
- * pattern of CacheInvalidation: one subscriber connection per process, not
- * one per stream; a head committed here wakes this process's streams at
- * once, and every other one when the message arrives.
+ * Session heads across API replicas and workers over Redis pub/sub, on the
+ * process's one subscribed connection (ChannelSubscriber), not one per
+ * stream; a head committed here wakes this process's streams at once, and
+ * every other one when the message arrives.
  */
 @Injectable()
-export class SessionHeads implements OnApplicationShutdown {
-  private readonly logger = new Logger(SessionHeads.name);
+export class SessionHeads {
   private readonly namespace: string;
-  private readonly subscriber: RedisClient;
   /** Per `tenantId/sessionId`, the open streams' wake-ups. */
   private readonly listeners = new Map<string, Set<Wake>>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(PRODUCER_REDIS) private readonly publisher: RedisClient,
+    subscriber: ChannelSubscriber,
   ) {
     this.namespace = config.redis.namespace;
-    const channel = sessionHeadsChannel(this.namespace);
-    // A subscribed connection runs no other command; ioredis subscribes again after a reconnect.
-    this.subscriber = createRedis(config.redis, 'worker', 'session-heads');
-    this.subscriber.on('message', (from: string, text: string) => {
-      const head = from === channel ? parse(text) : null;
-      if (head) this.wake(head);
-    });
-    // Back after an outage: messages may have been lost, so every stream looks.
-    this.subscriber.on('ready', () => this.wakeAll());
-    this.subscriber.subscribe(channel).catch((error: Error) => this.logger.warn(`session heads: subscribe failed: ${error.message}`));
+    subscriber.listen(
+      sessionHeadsChannel(this.namespace),
+      (text) => {
+        const head = parse(text);
+        if (head) this.wake(head);
+      },
+      // Back after an outage: messages may have been lost, so every stream looks.
+      () => this.wakeAll(),
+    );
   }
 
   /** Registers a stream's wake-up; the returned function removes it. */
@@ -69,9 +67,5 @@ export class SessionHeads implements OnApplicationShutdown {
 
   private wakeAll(): void {
     for (const set of this.listeners.values()) for (const wake of set) wake(null);
-  }
-
-  onApplicationShutdown(): void {
-    this.subscriber.disconnect();
   }
 }

@@ -39,12 +39,12 @@ import {
   finishImportedSession,
   insertImportedEvents,
   insertSession,
+  ownEvents,
   payloadHash,
   readEvents,
   readTenantConfig,
   readWindow,
   recordToolCalls,
-  storedEventIds,
 } from '@app/event-store';
 import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRef, newRefId } from '@app/tool-output-store';
 import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
@@ -275,7 +275,7 @@ export class TransferService {
       if (seen.has(event.id)) throw at(line, () => duplicateId(event.id));
       seen.set(event.id, line);
     }
-    const [taken] = await storedEventIds(tx, sessionId, [...seen.keys()]);
+    const [taken] = (await ownEvents(tx, sessionId, [...seen.keys()])).map((e) => e.event_id);
     if (taken !== undefined) throw at(seen.get(taken)!, () => duplicateId(taken));
     const events = batch.map((b) => ({ id: b.event.id, type: b.event.type, data: b.event.data }) as NewEvent);
     const callIds = referencedCallIds(events);
