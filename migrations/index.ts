@@ -14,6 +14,7 @@ import { SessionRetention1765000000000 } from './1765000000000-session-retention
 import { PartitionedLog1765200000000 } from './1765200000000-partitioned-log';
 import { ReconcilerForks1765300000000 } from './1765300000000-reconciler-forks';
 import { UsageShardPerTransaction1765400000000 } from './1765400000000-usage-shard-per-transaction';
+import { EventDataLz41765500000000 } from './1765500000000-event-data-lz4';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   PartitionedLog1765200000000,
   ReconcilerForks1765300000000,
   UsageShardPerTransaction1765400000000,
+  EventDataLz41765500000000,
 ];

@@ -1,7 +1,7 @@
 import { Message, Part } from '../events';
 import { tokenizerFor } from './resolve-model';
 import { TokenizerFamily } from './model-registry';
-import { countTokens } from './tokenizer';
+import { estimateTextTokens } from './text-token-estimate';
 
 /** What an image or a file costs in an estimate, whatever its size (the providers bill media apart from text). */
 export const MEDIA_TOKENS = 1_200;
@@ -28,15 +28,24 @@ function mediaCount(part: Part): number {
 
 /**
  * A message's token estimate for `model`. The service computes it once at
- * append time and stores it with the event, so reads never re-tokenize.
+ * append time and stores it with the event, so reads never re-tokenize. It
+ * is the character-class estimate (text-token-estimate.ts), not the exact
+ * BPE count: that costs milliseconds per message on the append path.
  */
 export function estimateMessageTokens(message: Message, model: string): number {
   return estimateMessageTokensAs(message, tokenizerFor(model));
 }
 
-/** The same estimate with a given tokenizer family ('approx' is ceil(chars/4), no tokenizer at all). */
+/**
+ * The same estimate for a tokenizer family: 'approx' is ceil(chars/4), as
+ * OpenCode estimates; a BPE family gets the character-class estimate.
+ */
 export function estimateMessageTokensAs(message: Message, family: TokenizerFamily): number {
   const texts = message.parts.flatMap(partTexts);
   const media = message.parts.reduce((count, part) => count + mediaCount(part), 0);
-  return countTokens(texts, family) + media * MEDIA_TOKENS;
+  const textTokens =
+    family === 'approx'
+      ? Math.ceil(texts.reduce((chars, text) => chars + text.length, 0) / 4)
+      : texts.reduce((tokens, text) => tokens + estimateTextTokens(text), 0);
+  return textTokens + media * MEDIA_TOKENS;
 }
