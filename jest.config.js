@@ -14,6 +14,7 @@ const swc = [
 const moduleNameMapper = {
   '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
   '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@session-store/client$': '<rootDir>/packages/client/src',
 };
 module.exports = {
   // Per spec: e2e specs boot real processes; unit specs finish in milliseconds anyway.
@@ -24,7 +25,7 @@ module.exports = {
   projects: [
     {
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'],
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/packages/**/*.spec.ts'],
       transform: { '^.+\\.ts$': swc },
       moduleNameMapper,
     },

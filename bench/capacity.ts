@@ -27,12 +27,12 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379 npm run bench:capacity
  */
 import { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { Client } from 'pg';
-import { ADMIN_TOKEN, benchClient, BenchClient, expectStatus, freePort, int, nowMs, printTable, runBench, sampleStats, spawnApi } from './support';
+import { ADMIN_TOKEN, agentTurn, benchClient, BenchClient, databaseUrl, expectStatus, freePort, int, nowMs, printTable, runBench, sampleStats, seededRandom, spawnApi } from './support';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 32);
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);
@@ -42,11 +42,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const QUEUED_JOBS = 10_000;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
-function dbUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+const dbUrl = (name: string) => databaseUrl(ADMIN_URL, name);
 
 /** CPU seconds (user + system) of a process, from /proc/<pid>/stat. */
 function cpuSeconds(pid: number): number {
@@ -98,39 +94,10 @@ async function stopApi(api: Api): Promise<void> {
   if (api.child.exitCode === null) await new Promise((r) => api.child.once('exit', r));
 }
 
-const LOG_LINE = (turn: number, i: number) => `  at check${i} (src/module${turn}.ts:${i + 1}:${(i * 7) % 80}) value=${(i * 7919 + turn) % 100003}`;
-function logText(turn: number, bytes: number): string {
-  const lines: string[] = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const line = LOG_LINE(turn, i);
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join('\n');
-}
-
-/** One agent turn: five messages, two tool results (~4 KB; every 10th turn one of 100 KB). */
-function turnMessages(session: string, turn: number) {
-  const big = turn % 10 === 9;
-  const calls = [`${session}-${turn}-a`, `${session}-${turn}-b`];
-  return [
-    { type: 'message.added', data: { message: { role: 'user', parts: [{ type: 'text', text: `Turn ${turn}: fix the failing test in src/module${turn}.ts.` }] } } },
-    {
-      type: 'message.added',
-      data: {
-        message: {
-          role: 'assistant',
-          parts: calls.map((callId, i) => ({ type: 'tool_call', callId, name: 'bash', input: { command: `npm test -- src/module${turn}-${i}.spec.ts` } })),
-        },
-      },
-    },
-    ...calls.map((callId, i) => ({
-      type: 'message.added',
-      data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, name: 'bash', output: logText(turn, big && i === 0 ? 100_000 : 4_000) }] } },
-    })),
-    { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'text', text: `Fixed src/module${turn}.ts; next I run the whole suite.` }] } } },
-  ];
+/** One agent's TURNS turns (bench/support.ts agentTurn), seeded by its session id: agents' tool outputs differ, as the service stores each distinct output once per tenant. */
+function agentTurns(session: string) {
+  const random = seededRandom(createHash('sha256').update(session).digest().readUInt32LE(0));
+  return Array.from({ length: TURNS }, (_, t) => agentTurn(random, t));
 }
 
 interface RunResult {
@@ -155,7 +122,7 @@ async function runService(apis: Api[], key: string, tag: string, mode: 'turns' |
       expectStatus(await clients[a % clients.length].call('POST', '/v1/sessions', key, { model: 'gpt-4.1', id }), 201, 'create session');
     }
   }
-  const bodies = sessions.map((s) => Array.from({ length: TURNS }, (_, t) => ({ events: turnMessages(s, t) })));
+  const bodies = sessions.map((s) => agentTurns(s).map((events) => ({ events })));
   const append: number[] = [];
   const context: number[] = [];
   const apiCpu0 = apis.reduce((s, api) => s + cpuSeconds(api.child.pid!), 0);
@@ -198,7 +165,7 @@ async function runRaw(database: string, tag: string): Promise<{ seconds: number;
     await c.connect();
     return c;
   }));
-  const bodies = conns.map((_, a) => Array.from({ length: TURNS }, (_, t) => turnMessages(`${tag}-${a}`, t).map((m) => JSON.stringify(m.data))));
+  const bodies = conns.map((_, a) => agentTurns(`${tag}-${a}`).map((turn) => turn.map((m) => JSON.stringify(m.data))));
   const pgCpu0 = postgresCpuSeconds();
   const t0 = nowMs();
   await Promise.all(

@@ -4,6 +4,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -111,6 +112,20 @@ export async function spawnApi(port: number, env: Record<string, string>): Promi
   throw new Error('the API did not start within 30 s');
 }
 
+/** The URL `server` (any database of it) names, pointed at its database `name`: for scratch databases. */
+export function databaseUrl(server: string | URL, name: string): string {
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A field of /proc/<pid>/status given in kB (VmRSS, VmHWM), in MiB: a spawned API's memory. */
+export function procStatusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  if (!line) throw new Error(`/proc/${pid}/status has no ${field}`);
+  return Number(/(\d+)/.exec(line)![1]) / 1024;
+}
+
 // ---------------------------------------------------------------- scratch tenant
 
 /** Checks that the API answers, then creates the tenant the run works in. */
@@ -124,6 +139,87 @@ export async function createScratchTenant(client: BenchClient, name: string): Pr
 /** The scratch tenant cascades to its keys, sessions, events and outbox rows; a failure is reported, not thrown. */
 export async function deleteScratchTenant(owner: Client, tenantId: string): Promise<void> {
   await owner.query('DELETE FROM tenants WHERE tenant_id = $1', [tenantId]).catch((e) => console.error(`cleanup failed: ${e.message}`));
+}
+
+// ---------------------------------------------------------------- the agent workload (issue 13)
+
+/** mulberry32: a small seeded generator, so a workload is the same bytes in every run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const LOG_LEVELS = ['INFO ', 'INFO ', 'INFO ', 'DEBUG', 'WARN ', 'ERROR'];
+const LOG_COMPONENTS = ['http', 'db', 'queue', 'auth', 'cache', 'worker'];
+const LOG_PATHS = ['/api/v1/orders', '/api/v1/items', '/api/v1/users', '/healthz', '/api/v1/carts', '/api/v1/search'];
+
+/**
+ * About `bytes` of service-log lines (timestamps, levels, paths, ids, trace
+ * hashes): text that compresses like real tool output, not like a repeated
+ * string.
+ */
+export function logText(random: () => number, bytes: number): string {
+  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
+  const lines: string[] = [];
+  let size = 0;
+  let ms = Math.floor(random() * 3_600_000);
+  while (size < bytes) {
+    ms += Math.floor(random() * 250);
+    const stamp = new Date(Date.UTC(2026, 10, 25) + ms).toISOString();
+    const trace = Math.floor(random() * 2 ** 32).toString(16).padStart(8, '0');
+    const line = `${stamp} ${pick(LOG_LEVELS)} [${pick(LOG_COMPONENTS)}] ${pick(LOG_PATHS)}/${Math.floor(random() * 100_000)} status=${random() < 0.95 ? 200 : 503} latency=${Math.floor(random() * 900)}ms trace=${trace}`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n');
+}
+
+/** A message event as a client sends it (no id: the service assigns one). */
+export interface AgentEvent {
+  type: 'message.added';
+  data: { message: { role: 'user' | 'assistant' | 'tool'; parts: Array<Record<string, unknown>> } };
+}
+
+const message = (role: AgentEvent['data']['message']['role'], parts: Array<Record<string, unknown>>): AgentEvent => ({
+  type: 'message.added',
+  data: { message: { role, parts } },
+});
+
+/** An assistant message calling `bash` once per id (calls a later result answers). */
+export function toolCalls(callIds: string[], command: (i: number) => string = () => 'cat build.log'): AgentEvent {
+  return message('assistant', callIds.map((callId, i) => ({ type: 'tool_call', callId, name: 'bash', input: { command: command(i) } })));
+}
+
+/** The tool message answering `callId` with `output`, inline. */
+export function toolResult(callId: string, output: string): AgentEvent {
+  return message('tool', [{ type: 'tool_result', callId, name: 'bash', output }]);
+}
+
+/**
+ * Turn `turn` (0-based) of issue 13's agent session, five messages: a user
+ * text, an assistant with two tool calls, their two results of ~4 KB of log
+ * text (every 10th turn the first is ~100 KB), and an assistant text.
+ */
+export function agentTurn(random: () => number, turn: number): AgentEvent[] {
+  const module = `src/module${Math.floor(random() * 500)}`;
+  const calls = [`call_${turn}_a`, `call_${turn}_b`];
+  const big = turn % 10 === 9;
+  return [
+    message('user', [{ type: 'text', text: `Turn ${turn}: the test in ${module}.spec.ts fails on CI since the last merge; find out why and fix it.` }]),
+    toolCalls(calls, (i) => `npm test -- ${module}.spec.ts --shard=${i + 1}/2`),
+    ...calls.map((callId, i) => toolResult(callId, logText(random, big && i === 0 ? 100_000 : 4_000))),
+    message('assistant', [{ type: 'text', text: `The failure in ${module}.ts came from a stale cache key; I fixed it and the shard passes. Next I run the whole suite.` }]),
+  ];
+}
+
+/** A user text of about 100 bytes: the single small event. */
+export function userText(n: number): AgentEvent {
+  return message('user', [{ type: 'text', text: `Message ${n}: please rerun the failing shard with verbose logging and show me the output.` }]);
 }
 
 // ---------------------------------------------------------------- measurements

@@ -24,11 +24,10 @@
  */
 import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { Client } from 'pg';
-import { BenchClient, benchClient, expectStatus, freePort, nowMs, spawnApi } from './support';
+import { BenchClient, benchClient, databaseUrl, expectStatus, freePort, nowMs, procStatusMiB, spawnApi } from './support';
 
 // A script: configuration comes straight from the environment.
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -46,12 +45,6 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 // ---------------------------------------------------------------- the API process
 
-function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 async function admin(sql: string): Promise<void> {
   const client = new Client({ connectionString: ADMIN_URL });
   await client.connect();
@@ -63,13 +56,10 @@ async function admin(sql: string): Promise<void> {
 }
 
 function startApi(dbName: string, port: number): Promise<ChildProcess> {
-  return spawnApi(port, { NODE_ENV: 'test', DATABASE_URL: databaseUrl(dbName), REDIS_URL, QUEUE_PREFIX: `sst-bench-${randomBytes(4).toString('hex')}`, ADMIN_TOKEN });
+  return spawnApi(port, { NODE_ENV: 'test', DATABASE_URL: databaseUrl(ADMIN_URL, dbName), REDIS_URL, QUEUE_PREFIX: `sst-bench-${randomBytes(4).toString('hex')}`, ADMIN_TOKEN });
 }
 
-function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
-  return Number(/(\d+)/.exec(line)![1]) / 1024;
-}
+const rssMiB = (pid: number) => procStatusMiB(pid, 'VmRSS');
 
 // ---------------------------------------------------------------- HTTP
 

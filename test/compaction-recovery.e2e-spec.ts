@@ -147,7 +147,12 @@ describe('compaction recovery', () => {
     try {
       ({ markerSeq } = await agent.untilMarker());
       const outbox = await owner.query(`SELECT job_id, dispatched_at FROM outbox WHERE job_name = 'compact' AND payload->>'sessionId' = $1`, [agent.sessionId]);
-      expect(outbox.rows).toEqual([{ job_id: expect.stringMatching(new RegExp(`^compact-[0-9a-f]{32}-${markerSeq}$`)), dispatched_at: null }]);
+      // One job; a later batch that joins the pending marker writes its row again (compaction-trigger.ts), same job id.
+      expect(outbox.rows.length).toBeGreaterThanOrEqual(1);
+      for (const row of outbox.rows) {
+        expect(row).toEqual({ job_id: expect.stringMatching(new RegExp(`^compact-[0-9a-f]{32}-${markerSeq}$`)), dispatched_at: null });
+      }
+      expect(new Set(outbox.rows.map((row) => row.job_id)).size).toBe(1);
       expect((await agent.state()).compaction).toMatchObject({ state: 'pending', pendingMarkerSeq: markerSeq });
     } finally {
       redis = await startRedis(redisPort);
@@ -155,7 +160,7 @@ describe('compaction recovery', () => {
     const entry = await agent.settled(markerSeq, 30_000);
     expect(entry.status).toBe('completed');
     const outbox = await owner.query(`SELECT dispatched_at FROM outbox WHERE job_name = 'compact' AND payload->>'sessionId' = $1`, [agent.sessionId]);
-    expect(outbox.rows[0].dispatched_at).not.toBeNull();
+    for (const row of outbox.rows) expect(row.dispatched_at).not.toBeNull();
     expect(await completions(agent.sessionId)).toHaveLength(1);
     await agent.expectValidForProviders();
   });

@@ -57,6 +57,7 @@ function sample(doc: OpenApi, raw: Schema | undefined, depth = 0): unknown {
   if (depth > 12) return null;
   if (schema.example !== undefined) return schema.example;
   if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   for (const key of ['allOf', 'oneOf', 'anyOf']) {
     if (Array.isArray(schema[key]) && schema[key].length > 0) {

@@ -80,7 +80,7 @@ describe('partitioned log: the migration on a populated database', () => {
         const data = Array.from({ length: 200 }, (_, i) =>
           i === 0
             ? { model: 'gpt-4o', config: {}, metadata: {} }
-            : { message: { role: i % 2 ? 'user' : 'assistant', parts: [{ type: 'text', text: `${tenant} ${sessionId} turn ${i} ${'x'.repeat(i * 7)}` }] } },
+            : { message: { id: `e${i + 1}`, role: i % 2 ? 'user' : 'assistant', parts: [{ type: 'text', text: `${tenant} ${sessionId} turn ${i} ${'x'.repeat(i * 7)}` }] } },
         );
         await owner.query(
           `INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash)

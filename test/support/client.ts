@@ -1,3 +1,4 @@
+import { contractOf } from './contract';
 import { ADMIN_TOKEN } from './env';
 
 export interface HttpResult<T = any> {
@@ -15,7 +16,10 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A thin fetch wrapper: JSON in, parsed JSON (or text) out, never throws on 4xx/5xx. */
+/**
+ * A thin fetch wrapper: JSON in, parsed JSON (or text) out. It does not throw on
+ * 4xx/5xx, but does on an answer the OpenAPI document does not declare.
+ */
 export class Client {
   constructor(readonly baseUrl: string) {}
 
@@ -36,6 +40,8 @@ export class Client {
     } catch {
       // not JSON
     }
+    // The contract test: an answer the service's OpenAPI document does not declare fails the spec here.
+    (await contractOf(this.baseUrl)).check(method, path, response.status, response.headers.get('content-type'), text);
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 

@@ -1,6 +1,17 @@
 import { IncomingMessage } from 'node:http';
 import { validateAnthropicRequest, validateOpenAIChatMessages, validateOpenAIResponsesInput } from '@app/domain';
-import { anthropicError, anthropicMessage, chatCompletion, openAIError, send, startStubServer, StubServer } from './provider-wire';
+import {
+  anthropicError,
+  anthropicMessage,
+  chatCompletion,
+  openAIError,
+  responsesResponse,
+  send,
+  startStubServer,
+  StubReply,
+  StubServer,
+  StubUsage,
+} from './provider-wire';
 
 /**
  * A local stand-in for the three provider APIs the context formats target:
@@ -309,46 +320,64 @@ function checkAnthropicRequest(body: any, headers: IncomingMessage['headers']): 
 
 // --------------------------------------------------------------------- server
 
-function response(model: string) {
+/**
+ * Drives an agent loop (the examples' end-to-end test): a request whose last
+ * message is not a tool result gets one answer calling every tool of `calls`
+ * at once; one ending with tool results gets `finalText`. Each answer reports
+ * its usage. A scripted tool the request does not declare is a problem: the
+ * model could not have called it.
+ */
+export interface AgentScript {
+  calls: Array<{ name: string; input: Record<string, unknown> }>;
+  finalText: string;
+  usage: { calls: StubUsage; final: StubUsage };
+}
+
+type Route = '/v1/chat/completions' | '/v1/responses' | '/v1/messages';
+
+const ROUTES: Record<Route, (body: any, headers: IncomingMessage['headers']) => string[]> = {
+  '/v1/chat/completions': (body) => checkChatRequest(body),
+  '/v1/responses': (body) => checkResponsesRequest(body),
+  '/v1/messages': (body, headers) => checkAnthropicRequest(body, headers),
+};
+const isRoute = (path: string): path is Route => Object.hasOwn(ROUTES, path);
+
+function endsWithToolResults(route: Route, body: any): boolean {
+  if (route === '/v1/chat/completions') return body.messages.at(-1)?.role === 'tool';
+  if (route === '/v1/responses') return Array.isArray(body.input) && body.input.at(-1)?.type === 'function_call_output';
+  const last = body.messages.at(-1);
+  return last?.role === 'user' && Array.isArray(last.content) && last.content.some((b: any) => b.type === 'tool_result');
+}
+
+function declaredTools(route: Route, body: any): string[] {
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  return tools.map((t) => (route === '/v1/chat/completions' ? t.function?.name : t.name));
+}
+
+function scriptedReply(script: AgentScript, route: Route, body: any, turn: number): { reply: StubReply; problems: string[] } {
+  if (endsWithToolResults(route, body)) return { reply: { text: script.finalText, usage: script.usage.final }, problems: [] };
+  const declared = declaredTools(route, body);
   return {
-    id: 'resp_stub',
-    object: 'response',
-    created_at: Math.floor(Date.now() / 1000),
-    status: 'completed',
-    error: null,
-    incomplete_details: null,
-    instructions: null,
-    model,
-    output: [
-      { type: 'message', id: 'msg_stub', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] },
-    ],
-    parallel_tool_calls: true,
-    tool_choice: 'auto',
-    tools: [],
-    usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    reply: { calls: script.calls.map((c, i) => ({ id: `call_${turn}_${i}`, ...c })), usage: script.usage.calls },
+    problems: script.calls.filter((c) => !declared.includes(c.name)).map((c) => `tools: ${c.name} is not declared`),
   };
 }
 
-export async function startProviderStub(): Promise<ProviderStub> {
+/** Answers "ok" to every valid request, or plays `options.agent`. */
+export async function startProviderStub(options: { agent?: AgentScript } = {}): Promise<ProviderStub> {
   const requests: StubRequest[] = [];
   const server = await startStubServer((req, res, path, body) => {
-    const route = req.method === 'POST' ? path : '';
-    const check =
-      route === '/v1/chat/completions'
-        ? () => checkChatRequest(body)
-        : route === '/v1/responses'
-          ? () => checkResponsesRequest(body)
-          : route === '/v1/messages'
-            ? () => checkAnthropicRequest(body, req.headers)
-            : null;
-    if (!check) return send(res, 404, openAIError(`no route ${req.method} ${path}`));
-    const problems = body === undefined ? ['body is not JSON'] : check();
+    if (req.method !== 'POST' || !isRoute(path)) return send(res, 404, openAIError(`no route ${req.method} ${path}`));
+    const problems = body === undefined ? ['body is not JSON'] : ROUTES[path](body, req.headers);
+    const scripted = options.agent && problems.length === 0 ? scriptedReply(options.agent, path, body, requests.length + 1) : undefined;
+    problems.push(...(scripted?.problems ?? []));
     requests.push({ path, headers: req.headers, body, problems });
-    const anthropic = route === '/v1/messages';
+    const anthropic = path === '/v1/messages';
     if (problems.length > 0) return send(res, 400, anthropic ? anthropicError(problems.join('; ')) : openAIError(problems.join('; ')));
-    if (route === '/v1/chat/completions') return send(res, 200, chatCompletion(body.model, 'ok'));
-    if (route === '/v1/responses') return send(res, 200, response(body.model));
-    return send(res, 200, anthropicMessage(body.model, 'ok'));
+    const reply = scripted?.reply ?? 'ok';
+    if (path === '/v1/chat/completions') return send(res, 200, chatCompletion(body.model, reply));
+    if (path === '/v1/responses') return send(res, 200, responsesResponse(body.model, reply));
+    return send(res, 200, anthropicMessage(body.model, reply));
   });
   return { ...server, requests };
 }

@@ -45,28 +45,117 @@ export const openAIError = (message: string, type = 'invalid_request_error', cod
 
 export const anthropicError = (message: string, type = 'invalid_request_error') => ({ type: 'error', error: { type, message } });
 
-/** A minimal valid Chat Completions response. */
-export function chatCompletion(model: string, text: string) {
+/** Token figures a stub reports, in our terms: uncached input, cache reads and writes, output. */
+export interface StubUsage {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+}
+
+export interface StubToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** What a stub answers: text, tool calls, or both, with the usage to report. A bare string is a text answer. */
+export interface StubReply {
+  text?: string;
+  calls?: StubToolCall[];
+  usage?: StubUsage;
+}
+
+const ONE_TOKEN_EACH: StubUsage = { input: 1, cacheRead: 0, cacheWrite: 0, output: 1 };
+
+function replyOf(reply: string | StubReply): Required<Pick<StubReply, 'calls' | 'usage'>> & Pick<StubReply, 'text'> {
+  const { text, calls = [], usage = ONE_TOKEN_EACH } = typeof reply === 'string' ? { text: reply } : reply;
+  return { text, calls, usage };
+}
+
+/** A minimal valid Chat Completions response. OpenAI counts cached tokens inside prompt_tokens and reports no cache writes. */
+export function chatCompletion(model: string, reply: string | StubReply) {
+  const { text, calls, usage } = replyOf(reply);
+  const toolCalls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
   return {
     id: 'chatcmpl-stub',
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: text ?? null, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+        logprobs: null,
+      },
+    ],
+    usage: {
+      prompt_tokens: usage.input + usage.cacheRead,
+      completion_tokens: usage.output,
+      total_tokens: usage.input + usage.cacheRead + usage.output,
+      prompt_tokens_details: { cached_tokens: usage.cacheRead },
+    },
   };
 }
 
-/** A minimal valid Anthropic Messages response. */
-export function anthropicMessage(model: string, text: string) {
+/** A minimal valid Responses API response; usage counted as in Chat Completions. */
+export function responsesResponse(model: string, reply: string | StubReply) {
+  const { text, calls, usage } = replyOf(reply);
+  return {
+    id: 'resp_stub',
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    model,
+    output: [
+      ...(text !== undefined
+        ? [{ type: 'message', id: 'msg_stub', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }]
+        : []),
+      ...calls.map((c) => ({
+        type: 'function_call',
+        id: `fc_${c.id}`,
+        call_id: c.id,
+        name: c.name,
+        arguments: JSON.stringify(c.input),
+        status: 'completed',
+      })),
+    ],
+    parallel_tool_calls: true,
+    tool_choice: 'auto',
+    tools: [],
+    usage: {
+      input_tokens: usage.input + usage.cacheRead,
+      output_tokens: usage.output,
+      total_tokens: usage.input + usage.cacheRead + usage.output,
+      input_tokens_details: { cached_tokens: usage.cacheRead },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+}
+
+/** A minimal valid Anthropic Messages response. Anthropic's input_tokens leave out cache reads and writes. */
+export function anthropicMessage(model: string, reply: string | StubReply) {
+  const { text, calls, usage } = replyOf(reply);
   return {
     id: 'msg_stub',
     type: 'message',
     role: 'assistant',
     model,
-    content: [{ type: 'text', text }],
-    stop_reason: 'end_turn',
+    content: [
+      ...(text !== undefined ? [{ type: 'text', text }] : []),
+      ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input })),
+    ],
+    stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn',
     stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
+    usage: {
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+      cache_read_input_tokens: usage.cacheRead,
+      cache_creation_input_tokens: usage.cacheWrite,
+    },
   };
 }

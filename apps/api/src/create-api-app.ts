@@ -1,7 +1,7 @@
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { AppConfig } from '@app/config';
 import { invalid } from '@app/domain';
@@ -13,6 +13,7 @@ import { requestIdAndLog, runWithLogContext } from './http/request-logging';
 import { ProblemFilter } from './http/problem.filter';
 import { ClassBodyPipe } from './http/class-body.pipe';
 import { SessionIdPipe } from './http/session-id.pipe';
+import { buildOpenApiDocument } from './openapi/document';
 
 /** Builds the HTTP app (not listening). */
 export async function createApiApp(config: AppConfig, logger: Logger): Promise<NestExpressApplication> {
@@ -44,15 +45,7 @@ export async function createApiApp(config: AppConfig, logger: Logger): Promise<N
         ),
     }),
   );
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Session store for LLM agents')
-      .setDescription('Append-only session event logs, model-ready context, background compaction and pruning.')
-      .setVersion('1')
-      .addBearerAuth()
-      .build(),
-  );
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   return app;
 }

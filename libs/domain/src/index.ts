@@ -14,3 +14,4 @@ export * from './session-view';
 export * from './pins';
 export * from './fork';
 export * from './retention';
+export * from './schema';

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { SESSION_RETENTION_ACTIONS, SESSION_RETENTION_IDLE_SECONDS, SessionRetentionAction } from '@app/domain';
+import { schemaRef } from '../openapi/responses';
 
 export class CreateTenantDto {
   @ApiProperty({ example: 'acme' })
@@ -19,25 +20,25 @@ const OVERRIDE = 'null drops the override (the configured default applies again)
 
 /** Overrides of the TENANT_* defaults; a key left out keeps its current value. */
 export class TenantLimitsDto {
-  @ApiPropertyOptional({ description: `Requests per second across API replicas (TENANT_REQUEST_RATE); ${OVERRIDE}`, nullable: true, example: 200 })
+  @ApiPropertyOptional({ type: 'integer', description: `Requests per second across API replicas (TENANT_REQUEST_RATE); ${OVERRIDE}`, nullable: true, example: 200 })
   @IsOptional() @IsInt() @Min(0) @Max(1_000_000)
   requestsPerSecond?: number | null;
 
-  @ApiPropertyOptional({ description: `Request-body bytes per second across API replicas (TENANT_BYTE_RATE); ${OVERRIDE}`, nullable: true })
+  @ApiPropertyOptional({ type: 'integer', description: `Request-body bytes per second across API replicas (TENANT_BYTE_RATE); ${OVERRIDE}`, nullable: true })
   @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   bytesPerSecond?: number | null;
 
-  @ApiPropertyOptional({ description: `Pooled connections its requests may hold at once, per API process (TENANT_MAX_CONNECTIONS); ${OVERRIDE}`, nullable: true })
+  @ApiPropertyOptional({ type: 'integer', description: `Pooled connections its requests may hold at once, per API process (TENANT_MAX_CONNECTIONS); ${OVERRIDE}`, nullable: true })
   @IsOptional() @IsInt() @Min(0) @Max(200)
   maxConnections?: number | null;
 }
 
 export class TenantQuotasDto {
-  @ApiPropertyOptional({ description: `Stored event bytes (TENANT_EVENT_BYTES_QUOTA); ${OVERRIDE}`, nullable: true })
+  @ApiPropertyOptional({ type: 'integer', description: `Stored event bytes (TENANT_EVENT_BYTES_QUOTA); ${OVERRIDE}`, nullable: true })
   @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   eventBytes?: number | null;
 
-  @ApiPropertyOptional({ description: `Stored tool-output bytes (TENANT_TOOL_OUTPUT_BYTES_QUOTA); ${OVERRIDE}`, nullable: true })
+  @ApiPropertyOptional({ type: 'integer', description: `Stored tool-output bytes (TENANT_TOOL_OUTPUT_BYTES_QUOTA); ${OVERRIDE}`, nullable: true })
   @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   toolOutputBytes?: number | null;
 }
@@ -64,8 +65,7 @@ export class TenantRetentionDto {
 export class UpdateTenantDto {
   @ApiPropertyOptional({
     description: "Session-config defaults of the tenant, deep-merged into the current ones; every session resolves preset ← tenant ← session",
-    type: 'object',
-    additionalProperties: true,
+    allOf: [schemaRef('SessionConfig')],
     example: { preset: 'opencode', compaction: { summarizer: 'openai', model: 'gpt-4.1-mini' } },
   })
   @IsOptional() @IsObject()

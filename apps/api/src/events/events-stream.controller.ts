@@ -1,10 +1,13 @@
 import { Controller, Get, Headers, Param, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { Response } from 'express';
 import { invalid } from '@app/domain';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
+import { TENANT_KEY_SCHEME } from '../openapi/document';
+import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
+import { BodyResponse } from '../openapi/responses';
 import { EventStreamsService } from './events-stream.service';
 
 export class StreamEventsQuery {
@@ -22,7 +25,8 @@ function parseLastEventId(header: string | undefined): number | undefined {
 }
 
 @ApiTags('events')
-@ApiBearerAuth()
+@ApiBearerAuth(TENANT_KEY_SCHEME)
+@ProblemResponses(...TENANT_PROBLEMS)
 @UseGuards(ApiKeyGuard)
 @Controller('v1/sessions/:sessionId/events/stream')
 export class EventsStreamController {
@@ -38,7 +42,8 @@ export class EventsStreamController {
       'the session is deleted or the API process stops; reconnect.',
   })
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The seq of the last event received' })
-  @ApiOkResponse({ description: 'An endless text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } })
+  @BodyResponse(200, 'text/event-stream', 'An endless event stream: each `data:` line is one Event (the Event schema) as JSON')
+  @ProblemResponses(404)
   async stream(
     @TenantId() tenantId: string,
     @Param('sessionId') sessionId: string,

@@ -3,11 +3,38 @@ import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestj
 import type { Response } from 'express';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
 import { parseIdempotencyKey } from '../http/idempotency';
-import { AppendEventsDto, ReadEventsQuery } from './events.dto';
+import { TENANT_KEY_SCHEME } from '../openapi/document';
+import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
+import { IDEMPOTENCY_KEY, JsonResponse, schemaRef } from '../openapi/responses';
+import { ReadEventsQuery } from './events.dto';
 import { EventsService } from './events.service';
 
+const APPEND_EXAMPLES = {
+  userTurn: {
+    summary: 'A user message, only if nobody appended since seq 1',
+    value: { expectedSeq: 1, events: [{ id: 'evt-0001', type: 'message.added', data: { message: { role: 'user', parts: [{ type: 'text', text: 'Fix the failing test in src/app.ts' }] } } }] },
+  },
+  step: {
+    summary: "A model step: the assistant's tool call, its result, and the step's usage",
+    value: {
+      events: [
+        { id: 'evt-0002', type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: 'call-1', name: 'bash', input: { command: 'npm test' } }] } } },
+        { id: 'evt-0003', type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call-1', name: 'bash', output: '1 failing' }] } } },
+        { id: 'evt-0004', type: 'step.finished', data: { usage: { input_tokens: 1200, output_tokens: 80 }, contextSeq: 1 } },
+      ],
+    },
+  },
+};
+
+/** The events a 201 appended, readable from the log: its Location header. */
+function appendedLocation(sessionId: string, body: unknown): string {
+  const [first] = (body as { events: Array<{ seq: number }> }).events;
+  return `/v1/sessions/${encodeURIComponent(sessionId)}/events?afterSeq=${first.seq - 1}`;
+}
+
 @ApiTags('events')
-@ApiBearerAuth()
+@ApiBearerAuth(TENANT_KEY_SCHEME)
+@ProblemResponses(...TENANT_PROBLEMS)
 @UseGuards(ApiKeyGuard)
 @Controller('v1/sessions/:sessionId/events')
 export class EventsController {
@@ -15,8 +42,11 @@ export class EventsController {
 
   @Post()
   @ApiOperation({ summary: 'Append a batch of events (201 new, 200 replay of known event ids)' })
-  @ApiBody({ type: AppendEventsDto })
-  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  @ApiBody({ schema: schemaRef('AppendRequest'), examples: APPEND_EXAMPLES })
+  @ApiHeader(IDEMPOTENCY_KEY)
+  @JsonResponse(201, 'AppendResult', { description: 'Appended', location: 'The appended events in the log (`events?afterSeq=`)' })
+  @JsonResponse(200, 'AppendResult', { description: 'A replay: every event id of the batch was stored already, with the same body' })
+  @ProblemResponses(404, 409, 413, 415, 422)
   async append(
     @TenantId() tenantId: string,
     @Param('sessionId') sessionId: string,
@@ -27,11 +57,14 @@ export class EventsController {
   ) {
     const result = await this.events.append(tenantId, sessionId, body, parseIdempotencyKey(key));
     res.status(result.status);
+    if (result.status === 201) res.setHeader('location', appendedLocation(sessionId, result.body));
     return result.body;
   }
 
   @Get()
   @ApiOperation({ summary: 'Read the raw log, paged by seq' })
+  @JsonResponse(200, 'EventPage', { description: 'A page of events in seq order' })
+  @ProblemResponses(404)
   read(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Query() query: ReadEventsQuery) {
     return this.events.read(tenantId, sessionId, { afterSeq: query.afterSeq, limit: query.limit, minSeq: query.minSeq, types: query.types });
   }

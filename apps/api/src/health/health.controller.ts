@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { JsonResponse, schemaRef } from '../openapi/responses';
 import type { Response } from 'express';
 import { Database } from '@app/database';
 import { PRODUCER_REDIS, RedisClient } from '@app/queue';
@@ -14,12 +15,15 @@ export class HealthController {
 
   @Get('healthz')
   @ApiOperation({ summary: 'Liveness: the process serves requests' })
+  @JsonResponse(200, 'Health', { description: 'Serving' })
   health() {
     return { status: 'ok' };
   }
 
   @Get('readyz')
   @ApiOperation({ summary: 'Readiness: PostgreSQL answers; Redis state is reported (appends work without it)' })
+  @JsonResponse(200, 'Readiness', { description: 'Ready (status degraded: Redis is down)' })
+  @ApiResponse({ status: 503, description: 'Not ready: PostgreSQL does not answer', content: { 'application/json': { schema: schemaRef('Readiness') } } })
   async ready(@Res({ passthrough: true }) res: Response) {
     const [postgres, redis] = await Promise.all([
       this.db.ping().then(() => 'ok', () => 'down'),

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsISO8601, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ID_PATTERN } from '@app/domain';
+import { schemaRef } from '../openapi/responses';
 
 export class CreateSessionDto {
   @ApiPropertyOptional({ description: 'Client-chosen id; a random UUID when absent', example: 'agent-run-42' })
@@ -17,7 +18,7 @@ export class CreateSessionDto {
   @IsOptional() @IsString() @MaxLength(1_000_000)
   system?: string;
 
-  @ApiPropertyOptional({ description: 'Session configuration (preset and overrides)', type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({ description: 'Session configuration (preset and overrides)', allOf: [schemaRef('SessionConfig')] })
   @IsOptional() @IsObject()
   config?: Record<string, unknown>;
 
@@ -104,8 +105,7 @@ export class ListSessionsQuery {
 export class UpdateSessionDto {
   @ApiPropertyOptional({
     description: 'A config patch, merged deeply into the session overrides (a `preset` re-bases the session); recorded as session.config_changed',
-    type: 'object',
-    additionalProperties: true,
+    allOf: [schemaRef('SessionConfig')],
     example: { compaction: { thresholdRatio: 0.7 }, prune: { enabled: true } },
   })
   @IsOptional() @IsObject()

@@ -4,6 +4,9 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
 import { consumeStreamedBody } from '../http/request-body';
+import { TENANT_KEY_SCHEME } from '../openapi/document';
+import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
+import { JsonResponse } from '../openapi/responses';
 import { ToolCallDto } from './tool-outputs.dto';
 import { ToolOutputsService } from './tool-outputs.service';
 
@@ -11,7 +14,8 @@ const UPLOAD_TYPES = ['text/plain', 'application/octet-stream'];
 
 /** A session's side of the cache: streamed uploads, and the tool calls its model makes. */
 @ApiTags('tool-outputs')
-@ApiBearerAuth()
+@ApiBearerAuth(TENANT_KEY_SCHEME)
+@ProblemResponses(...TENANT_PROBLEMS)
 @UseGuards(ApiKeyGuard)
 @Controller('v1/sessions/:sessionId')
 export class SessionToolOutputsController {
@@ -28,6 +32,8 @@ export class SessionToolOutputsController {
   })
   @ApiConsumes(...UPLOAD_TYPES)
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  @JsonResponse(201, 'ToolOutputUpload', { description: 'Stored', location: 'The stored output (read it by lines, grep it, or fetch its bytes)' })
+  @ProblemResponses(404, 408, 409, 413, 415)
   async upload(
     @TenantId() tenantId: string,
     @Param('sessionId') sessionId: string,
@@ -38,6 +44,7 @@ export class SessionToolOutputsController {
     const accept = { types: UPLOAD_TYPES, hint: 'Upload the output', idleTimeoutMs: this.config.toolOutput.uploadIdleTimeoutMs };
     const result = await consumeStreamedBody(req, res, accept, (body) => this.outputs.upload(tenantId, sessionId, body, declared));
     res.status(201);
+    res.setHeader('location', `/v1/tool-outputs/${encodeURIComponent(result.ref.id)}`);
     return result;
   }
 
@@ -46,6 +53,8 @@ export class SessionToolOutputsController {
   @ApiOperation({
     summary: 'Execute a tool_output_cache or tool_output_cache_grep call as the model produced it; returns the text to hand back to the model',
   })
+  @JsonResponse(200, 'ToolCallResult', { description: 'The tool result (isError for a bad call the model should see, such as an unknown ref)' })
+  @ProblemResponses(404, 413, 415)
   call(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Body() body: ToolCallDto) {
     return this.outputs.callTool(tenantId, sessionId, body.name, body.arguments);
   }

@@ -1,0 +1,299 @@
+import { CONTEXT_FORMATS, type JsonSchema } from '@app/domain';
+
+/**
+ * Response bodies, as component schemas (OpenAPI 3.1: JSON Schema 2020-12,
+ * `null` as a type). Every field the service always sends is `required`, so
+ * generated clients need no non-null assertions; open objects
+ * (`additionalProperties`) are left open on purpose where the service passes
+ * through what clients stored (config, metadata) or reports details that grow.
+ */
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: JsonSchema): JsonSchema => ({ oneOf: [schema, { type: 'null' }] });
+const seq: JsonSchema = { type: 'integer', minimum: 0 };
+const nullableSeq: JsonSchema = { type: ['integer', 'null'], minimum: 0 };
+const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
+const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
+const openObject: JsonSchema = { type: 'object', additionalProperties: true };
+
+const count: JsonSchema = { type: 'integer', minimum: 0 };
+/** The same object with every property optional. */
+const partial = (schema: JsonSchema): JsonSchema => ({ ...schema, required: [] });
+
+const object = (properties: Record<string, JsonSchema>, optional: readonly string[] = [], extra: JsonSchema = {}): JsonSchema => ({
+  type: 'object',
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
+  properties,
+  ...extra,
+});
+
+const CompactionState = object({
+  state: { type: 'string', enum: ['idle', 'pending', 'running', 'failed'] },
+  lastError: { type: ['string', 'null'] },
+  pendingMarkerSeq: { ...nullableSeq, description: 'The open marker new requests join, or null' },
+  suppressedReason: { type: ['string', 'null'], description: 'Why automatic compaction is suspended (loop guard), or null' },
+});
+
+const TokenFigures = object({
+  estimated: { type: 'integer', description: "The context's size in tokens, as best known" },
+  basis: { type: 'string', enum: ['usage+estimate', 'estimate'], description: '`usage+estimate`: provider usage of a step that saw this context, plus estimates of what came after' },
+  usable: { type: ['integer', 'null'], description: 'Tokens the model may be sent (window minus output reserve); null for a model without known limits' },
+  limit: { type: ['integer', 'null'], description: "The model's context window" },
+  threshold: { type: ['integer', 'null'], description: 'Automatic compaction starts above this' },
+  ratio: { type: ['number', 'null'], description: 'estimated / usable' },
+});
+
+const SESSION_FIELDS: Record<string, JsonSchema> = {
+  id: { type: 'string', example: 'agent-run-42' },
+  model: { type: 'string', example: 'gpt-4.1' },
+  system: { type: ['string', 'null'] },
+  config: { ...ref('SessionConfig'), description: "The session's own configuration overrides (preset and settings)" },
+  metadata: openObject,
+  headSeq: { ...seq, description: 'The seq of the newest event' },
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  archivedAt: { ...nullableTimestamp, description: 'When it was archived (appends get 409 session_archived), or null' },
+  forkedFrom: {
+    ...object({ sessionId: { type: 'string' }, atSeq: { type: 'integer', minimum: 1 } }),
+    description: 'Only on a fork: the session and seq it was taken from',
+  },
+};
+
+const Session = object(SESSION_FIELDS, ['forkedFrom']);
+
+const SessionDetail = object(
+  {
+    ...SESSION_FIELDS,
+    pivotSeq: { ...nullableSeq, description: 'The compaction.completed the view starts from, or null' },
+    coveredThroughSeq: { ...seq, description: 'The last seq the pivot summarizes (0 without one)' },
+    preset: { type: 'string', description: 'The preset the resolved configuration starts from' },
+    tokens: ref('TokenFigures'),
+    compaction: ref('CompactionState'),
+  },
+  ['forkedFrom'],
+);
+
+const CompactionFailure = object(
+  {
+    seq: { type: 'integer', description: 'The compaction.failed event (absent in a dry run)' },
+    attempt: { type: 'integer', minimum: 1 },
+    error: { type: 'string' },
+    fallback: { type: 'string', description: 'What followed: a retry, a cheaper summarizer, none (given up) or skipped (nothing to summarize)' },
+    at: timestamp,
+  },
+  ['seq', 'at'],
+);
+
+/** What a compaction produced: in the history, the manual request's answer and a dry run. */
+const OUTCOME_FIELDS: Record<string, JsonSchema> = {
+  summary: { type: 'string' },
+  retain: { type: ['string', 'null'], description: 'What the summary keeps verbatim (tool-output refs, etc.)' },
+  strategy: { type: 'string' },
+  model: { type: ['string', 'null'] },
+  tokensBefore: { type: 'integer' },
+  tokensAfter: { type: 'integer' },
+  tokensSaved: { type: 'integer', minimum: 0 },
+  messagesCompacted: { type: 'integer', minimum: 0 },
+  durationMs: { type: 'number', minimum: 0 },
+  retention: { ...nullable(openObject), description: 'What the summary retained of the tracked facts; null before it was measured' },
+};
+
+const ENTRY_FIELDS: Record<string, JsonSchema> = {
+  markerSeq: { type: 'integer', minimum: 1, description: 'The compaction.requested marker' },
+  requestedAt: timestamp,
+  auto: { type: 'boolean' },
+  reason: { type: 'string', example: 'threshold' },
+  instructions: { type: 'string' },
+  status: { type: 'string', enum: ['pending', 'running', 'completed', 'failed', 'skipped', 'superseded'] },
+  completedSeq: { type: 'integer' },
+  completedAt: timestamp,
+  range: object({ fromSeq: nullableSeq, throughSeq: seq }),
+  ...OUTCOME_FIELDS,
+  record: { ...nullable(openObject), description: 'The structured summary record (include=record only)' },
+  failures: { type: 'array', items: ref('CompactionFailure') },
+};
+/** Present once the compaction completed (`record` only when asked for). */
+const COMPLETION_ONLY = ['instructions', 'completedSeq', 'completedAt', 'range', ...Object.keys(OUTCOME_FIELDS), 'record'];
+
+const CompactionEntry = object(ENTRY_FIELDS, COMPLETION_ONLY);
+
+const CompactionRequestResult = object(
+  {
+    ...ENTRY_FIELDS,
+    state: ref('CompactionState'),
+    joined: { type: 'boolean', description: 'true: the request joined the compaction already pending' },
+  },
+  COMPLETION_ONLY,
+);
+
+const CompactionDryRun = object(
+  {
+    dryRun: { type: 'boolean', const: true },
+    status: { type: 'string', enum: ['completed', 'nothing_to_compact'] },
+    reason: { type: 'string', description: 'Why there is nothing to compact' },
+    coveredThroughSeq: seq,
+    ...OUTCOME_FIELDS,
+    failures: { type: 'array', items: ref('CompactionFailure') },
+    context: object({
+      format: { type: 'string', const: 'neutral' },
+      messages: { type: 'array', items: ref('Message') },
+      tokens: ref('TokenFigures'),
+    }),
+  },
+  ['reason', 'coveredThroughSeq', ...Object.keys(OUTCOME_FIELDS), 'failures', 'context'],
+);
+
+const GrepLine = object({ line: { type: 'integer', minimum: 1 }, text: { type: 'string' } });
+
+const PRUNE_STATUS = (done: string): JsonSchema => ({
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string', enum: ['disabled', 'nothing', done] }, seq: { type: 'integer' }, eventId: { type: 'string' }, callIds: { type: 'array', items: { type: 'string' } } },
+  additionalProperties: true,
+  description: `What was done: \`${done}\` with the event written and its figures, \`nothing\` to do, or \`disabled\` by the configuration`,
+});
+
+const TenantLimits = object({
+  requestsPerSecond: { type: 'integer', minimum: 0, description: '0 = unlimited' },
+  bytesPerSecond: { type: 'integer', minimum: 0 },
+  maxConnections: { type: 'integer', minimum: 0 },
+});
+const TenantQuotas = object({ eventBytes: { type: 'integer', minimum: 0 }, toolOutputBytes: { type: 'integer', minimum: 0 } });
+
+const ApiKey = object({
+  keyId: { type: 'string', format: 'uuid' },
+  key: { type: 'string', description: 'The secret: shown only in this answer', example: 'sst_3cd1602413bd4857b06a3e42d7c69416_sf4HspVjI_4CM23qou0kbECNuIt-Fci4SiSiMU0kcx8' },
+  prefix: { type: 'string', description: 'The part of the key that identifies it in listings and logs' },
+  name: { type: ['string', 'null'] },
+  createdAt: timestamp,
+});
+
+export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
+  CompactionState,
+  TokenFigures,
+  Session,
+  SessionDetail,
+  SessionList: object({
+    sessions: { type: 'array', items: ref('Session') },
+    nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last' },
+  }),
+  AppendResult: object(
+    {
+      headSeq: seq,
+      events: { type: 'array', items: object({ id: { type: 'string' }, seq: { type: 'integer', minimum: 1 } }), description: 'The seq each event of the batch got, in order' },
+      compaction: { ...object({ pendingMarkerSeq: { type: 'integer', minimum: 1 } }), description: 'Present when this append opened (or found) a pending compaction' },
+    },
+    ['compaction'],
+  ),
+  EventPage: object({
+    headSeq: seq,
+    events: { type: 'array', items: ref('Event') },
+    nextAfterSeq: { ...nullableSeq, description: 'Pass as `afterSeq` for the next page; null on the last' },
+  }),
+  Context: object(
+    {
+      format: { type: 'string', enum: [...CONTEXT_FORMATS] },
+      model: { type: 'string' },
+      system: { description: 'The system prompt in the format (a string, or the provider\'s blocks); absent where the format puts it in `messages`' },
+      messages: {
+        type: 'array',
+        items: { type: 'object', additionalProperties: true },
+        description: "The messages in the format's own shape: neutral Message, OpenAI Chat messages, OpenAI Responses input items, Anthropic messages or Vercel AI SDK ModelMessage",
+      },
+      tokens: ref('TokenFigures'),
+      pivotSeq: nullableSeq,
+      headSeq: seq,
+      atSeq: { ...nullableSeq, description: 'The seq the view was taken at (time travel), or null for the head' },
+      pendingToolCalls: { type: 'array', items: object({ callId: { type: 'string' }, name: { type: 'string' } }) },
+      repairs: object({
+        abortedCallIds: { type: 'array', items: { type: 'string' } },
+        droppedResultCallIds: { type: 'array', items: { type: 'string' } },
+        droppedCallIds: { type: 'array', items: { type: 'string' } },
+      }),
+      compaction: ref('CompactionState'),
+      tools: { type: 'array', items: openObject, description: 'The tool_output_cache tools in the format (tools=tool_output_cache only)' },
+    },
+    ['system', 'tools'],
+  ),
+  CompactionFailure,
+  CompactionEntry,
+  CompactionHistory: object({
+    compactions: { type: 'array', items: ref('CompactionEntry') },
+    state: ref('CompactionState'),
+    nextAfterSeq: nullableSeq,
+  }),
+  CompactionRequestResult,
+  CompactionDryRun,
+  PruneReport: object({ sessionId: { type: 'string' }, headSeq: seq, prune: PRUNE_STATUS('pruned'), archive: PRUNE_STATUS('archived') }),
+  PruneQueued: object({
+    sessionId: { type: 'string' },
+    headSeq: seq,
+    queued: { type: 'boolean', const: true },
+    jobId: { type: 'string', description: 'The queued job; its outcome is logged as tool_outputs.pruned / tool_results.archived events' },
+  }),
+  PinAdded: object({ pinId: { type: 'string' }, seq: { type: 'integer', minimum: 1, description: 'The pin.added event' } }),
+  PinList: object({
+    pins: { type: 'array', items: object({ pinId: { type: 'string' }, text: { type: 'string' }, seq: { type: 'integer' }, tokens: { type: 'integer' } }) },
+    tokens: { type: 'integer', minimum: 0 },
+    maxTokens: { type: 'integer', minimum: 0, description: 'pins.maxTokens' },
+  }),
+  ToolOutputUpload: object({
+    ref: ref('ToolOutputRef'),
+    view: { type: 'string', description: 'What the model sees in context: the whole output, or its head and tail with the ref' },
+    truncated: { type: 'boolean' },
+  }),
+  ToolOutputLines: object({
+    ref: ref('ToolOutputRef'),
+    offset: { type: 'integer', minimum: 1 },
+    lines: { type: 'string', description: 'Numbered lines (`cat -n` style)' },
+    lineCount: { type: 'integer', minimum: 0 },
+    totalLines: { type: 'integer', minimum: 0 },
+    nextOffset: { type: ['integer', 'null'], description: 'The next offset to read; null at the end' },
+  }),
+  GrepLine,
+  ToolOutputGrep: object({
+    ref: ref('ToolOutputRef'),
+    pattern: { type: 'string' },
+    ignoreCase: { type: 'boolean' },
+    matches: { type: 'array', items: { allOf: [ref('GrepLine')], ...object({ before: { type: 'array', items: ref('GrepLine') }, after: { type: 'array', items: ref('GrepLine') } }) } },
+    truncated: { type: 'boolean', description: 'More matches may exist than are returned' },
+    partial: { ...nullable(object({ reason: { type: 'string', enum: ['time', 'bytes', 'matches'] } })), description: 'Which cap stopped the scan, or null' },
+    scannedBytes: { type: 'integer', minimum: 0 },
+    scannedLines: { type: 'integer', minimum: 0 },
+    longLines: { type: 'integer', minimum: 0 },
+  }),
+  ToolCallResult: object({ output: { type: 'string', description: 'The text to hand back to the model as the tool result' }, isError: { type: 'boolean' } }),
+  ImportResult: object({
+    session: ref('Session'),
+    events: { type: 'integer', minimum: 1, description: 'Events imported' },
+    toolOutputs: { type: 'integer', minimum: 0 },
+    renamedRefs: { type: 'object', additionalProperties: { type: 'string' }, description: 'Exported ref id → the new id, for ids the tenant already used' },
+  }),
+  ApiKey,
+  TenantLimits,
+  TenantQuotas,
+  TenantCreated: object({ tenantId: { type: 'string', format: 'uuid' }, name: { type: 'string' }, createdAt: timestamp, apiKey: ref('ApiKey') }),
+  Tenant: object({
+    tenantId: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    createdAt: timestamp,
+    config: { ...ref('SessionConfig'), description: 'Session-config defaults of the tenant' },
+    suspended: { type: 'boolean' },
+    suspendedAt: nullableTimestamp,
+    retention: nullable(object({ idleSeconds: { type: 'integer' }, action: { type: 'string', enum: ['archive', 'delete'] } })),
+    limits: { ...ref('TenantLimits'), description: 'Effective limits (overrides, else the TENANT_* defaults); 0 = unlimited' },
+    quotas: { ...ref('TenantQuotas'), description: 'Effective quotas; 0 = unlimited' },
+    overrides: {
+      ...object({ limits: partial(TenantLimits), quotas: partial(TenantQuotas) }),
+      description: 'The overrides set through this API; a key absent uses the TENANT_* default',
+    },
+    usage: { ...object({ eventBytes: count, toolOutputBytes: count }), description: 'Bytes stored now (what the quotas measure)' },
+    counts: object({ sessions: count, events: count }),
+  }),
+  TenantList: object({ tenants: { type: 'array', items: ref('Tenant') }, nextCursor: { type: ['string', 'null'] } }),
+  Health: object({ status: { type: 'string', const: 'ok' } }),
+  Readiness: object({
+    status: { type: 'string', enum: ['ok', 'degraded', 'down'], description: 'degraded: Redis is down (appends still work)' },
+    postgres: { type: 'string', enum: ['ok', 'down'] },
+    redis: { type: 'string', enum: ['ok', 'down'] },
+  }),
+};

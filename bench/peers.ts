@@ -1,0 +1,607 @@
+/**
+ * Peers benchmark (issue 13, "Benchmark"): a script, not a test.
+ *
+ * The issue's agent session of T turns (user text, assistant with two tool
+ * calls, two ~4 KB log results, every 10th turn one of ~100 KB, assistant
+ * text; bench/support.ts agentTurn, seeded, built before any timing), at
+ * T = 50, 200 and 800 (BENCH_TURNS=50,200 overrides), BENCH_REPS repetitions
+ * (3), medians printed. Per repetition four sides write their own session of
+ * the same shape (own seed: the service stores a tool output once per tenant,
+ * so identical outputs would be deduplicated), in alternating slices so
+ * background load hits all alike:
+ *
+ *   raw per message  one autocommitted INSERT per message into a plain
+ *                    (session_id, seq, payload jsonb) table, in this process;
+ *   raw batched      one multi-row INSERT per turn;
+ *   service          over HTTP on loopback: one POST per message, and one
+ *                    POST per turn (5 events), each its own session.
+ *
+ * Then per repetition: bytes stored / payload bytes (payload: the JSON of the
+ * messages the client sent; raw: pg_total_relation_size of its table; the
+ * service: the growth of every table of its schema, with indexes and TOAST);
+ * the whole history (raw SELECT ... ORDER BY seq; the service's events, paged
+ * by 1,000; both including the client's JSON parse), the last 20 messages
+ * (raw ORDER BY seq DESC LIMIT 20; the service's events after head - 20), the
+ * context of the whole session (format=openai, compaction off; service only,
+ * the response unparsed), and single small events (a ~100-byte user text).
+ * Per-call latencies are the request alone; the status is checked after.
+ *
+ * Then large results, once: a 186 KB tool result appended inline alone (its
+ * call appended before, untimed), against a raw INSERT of the same message;
+ * 64 clients appending distinct 100 KB results for 10 s: MB/s (10^6 bytes of
+ * message JSON), p50/p99, and the API's VmRSS sampled every 100 ms plus its
+ * VmHWM (only when the API is spawned here, the default).
+ *
+ * By default it creates a scratch database (DATABASE_URL names the server,
+ * default postgres://postgres@127.0.0.1:5432/postgres), spawns the built API
+ * on it with the tenant limits off (one tenant; its limits are not what is
+ * measured) and compaction off in the sessions' config, keeps the raw tables
+ * in a schema of their own there, and drops the database at the end. With
+ * BENCH_URL it measures that API instead, DATABASE_URL then being the
+ * service's own database (as the owner), where it creates and drops a scratch
+ * schema and tenant; its table growth then includes anything else written
+ * meanwhile.
+ *
+ *   npm run build && npm run bench:peers
+ *   BENCH_TURNS=50 BENCH_REPS=1 npm run bench:peers
+ */
+import { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { Client } from 'pg';
+import {
+  ADMIN_TOKEN,
+  AgentEvent,
+  agentTurn,
+  BenchClient,
+  benchClient,
+  createScratchTenant,
+  databaseUrl,
+  deleteScratchTenant,
+  expectStatus,
+  freePort,
+  HttpResult,
+  IDLE_SOCKET_TIMEOUT_MS,
+  int,
+  logText,
+  nowMs,
+  OWNER_URL,
+  printTable,
+  procStatusMiB,
+  requireLoopback,
+  runBench,
+  sampleStats,
+  seededRandom,
+  spawnApi,
+  Stats,
+  toolCalls,
+  toolResult,
+  userText,
+} from './support';
+
+const TURNS = (process.env.BENCH_TURNS ?? '50,200,800').split(',').map(Number);
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+const EXTERNAL = process.env.BENCH_URL;
+const DB_URL = process.env.DATABASE_URL ?? (EXTERNAL ? OWNER_URL : 'postgres://postgres@127.0.0.1:5432/postgres');
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const MODEL = 'gpt-4.1';
+// The context read is of the whole session: no compaction may move its pivot.
+const SESSION = { model: MODEL, config: { compaction: { enabled: false } } };
+const SLICES = 10;
+const SMALL = { warmup: 20, measured: 200 };
+const LAST_20 = { warmup: 10, measured: 100 };
+/** Whole-history and context reads per repetition: fewer as the session grows. */
+const wholeReads = (turns: number) => Math.min(40, Math.max(5, Math.round(2_000 / turns)));
+const LARGE = { bytes: 186 * 1024, warmup: 5, measured: 20 };
+const FLOOD = { clients: 64, bytes: 100 * 1024, seconds: 10, callsPerBatch: 100 };
+const RSS_SAMPLE_MS = 100;
+
+if (!TURNS.every((t) => Number.isInteger(t) && t >= SLICES)) throw new Error(`BENCH_TURNS must be integers >= ${SLICES}, got ${process.env.BENCH_TURNS}`);
+if (EXTERNAL) requireLoopback('BENCH_URL', new URL(EXTERNAL));
+requireLoopback('DATABASE_URL', new URL(DB_URL));
+
+// ---------------------------------------------------------------- the service under test
+
+interface Service {
+  http: BenchClient;
+  key: string;
+  /** The service's database, as its owner: its table sizes; the raw side connects there too, in a schema of its own. */
+  dbUrl: string;
+  owner: Client;
+  /** Set when this run spawned the API: its memory can be read. */
+  api?: ChildProcess;
+  close: () => Promise<void>;
+}
+
+async function spawnService(): Promise<Service> {
+  const name = `sst_bench_peers_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  const admin = new Client({ connectionString: DB_URL, application_name: 'bench-peers' });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const port = await freePort();
+  let api: ChildProcess | undefined;
+  const owner = new Client({ connectionString: databaseUrl(DB_URL, name), application_name: 'bench-peers' });
+  const http = benchClient(new URL(`http://127.0.0.1:${port}`), { maxSockets: FLOOD.clients, timeout: IDLE_SOCKET_TIMEOUT_MS });
+  const close = async () => {
+    http.agent.destroy();
+    if (api && api.exitCode === null) {
+      api.kill('SIGTERM');
+      await new Promise((r) => api!.once('exit', r));
+    }
+    await owner.end().catch(() => undefined);
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e) => console.error(`cleanup failed: ${e.message}`));
+    await admin.end();
+  };
+  try {
+    api = await spawnApi(port, {
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl(DB_URL, name),
+      REDIS_URL,
+      QUEUE_PREFIX: `bench-peers-${randomBytes(4).toString('hex')}`,
+      ADMIN_TOKEN,
+      TENANT_REQUEST_RATE: '0',
+      TENANT_BYTE_RATE: '0',
+      TENANT_MAX_CONNECTIONS: '0',
+    });
+    await owner.connect();
+    const { key } = await createScratchTenant(http, 'bench-peers');
+    console.error(`scratch database ${name}, API pid ${api.pid} on port ${port}`);
+    return { http, key, dbUrl: databaseUrl(DB_URL, name), owner, api, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function externalService(url: string): Promise<Service> {
+  const owner = new Client({ connectionString: DB_URL, application_name: 'bench-peers' });
+  await owner.connect();
+  const http = benchClient(new URL(url), { maxSockets: FLOOD.clients, timeout: IDLE_SOCKET_TIMEOUT_MS });
+  const { tenantId, key } = await createScratchTenant(http, 'bench-peers');
+  const close = async () => {
+    http.agent.destroy();
+    await deleteScratchTenant(owner, tenantId);
+    await owner.end();
+  };
+  return { http, key, dbUrl: DB_URL, owner, close };
+}
+
+// ---------------------------------------------------------------- sides
+
+/** Throws unless `result` has `status`; the body is only parsed for the error. */
+function ok(result: HttpResult, status: number, what: string): void {
+  if (result.status !== status) expectStatus(result, status, what);
+}
+
+class ServiceSession {
+  head = 1; // session.created
+
+  private constructor(
+    private readonly svc: Service,
+    readonly id: string,
+  ) {}
+
+  static async create(svc: Service): Promise<ServiceSession> {
+    const body = expectStatus(await svc.http.call('POST', '/v1/sessions', svc.key, SESSION), 201, 'create session');
+    return new ServiceSession(svc, body.id);
+  }
+
+  /** One POST; returns its latency (the request alone). */
+  async append(events: AgentEvent[]): Promise<number> {
+    const t0 = nowMs();
+    const res = await this.svc.http.call('POST', `/v1/sessions/${this.id}/events`, this.svc.key, { events });
+    const ms = nowMs() - t0;
+    ok(res, 201, `append to ${this.id}`);
+    this.head += events.length;
+    return ms;
+  }
+
+  /** Every event, 1,000 a page; returns how many. */
+  async readAll(): Promise<number> {
+    let afterSeq = 0;
+    let count = 0;
+    for (;;) {
+      const page = expectStatus(await this.svc.http.call('GET', `/v1/sessions/${this.id}/events?afterSeq=${afterSeq}&limit=1000`, this.svc.key), 200, 'read events');
+      count += page.events.length;
+      if (page.nextAfterSeq === null) return count;
+      afterSeq = page.nextAfterSeq;
+    }
+  }
+
+  async readLast20(): Promise<number> {
+    const page = expectStatus(await this.svc.http.call('GET', `/v1/sessions/${this.id}/events?afterSeq=${this.head - 20}&limit=20`, this.svc.key), 200, 'read last 20');
+    return page.events.length;
+  }
+
+  async context(): Promise<number> {
+    const t0 = nowMs();
+    const res = await this.svc.http.call('GET', `/v1/sessions/${this.id}/context?format=openai`, this.svc.key);
+    const ms = nowMs() - t0;
+    ok(res, 200, `context of ${this.id}`);
+    return ms;
+  }
+
+  async storedHead(): Promise<number> {
+    return expectStatus(await this.svc.http.call('GET', `/v1/sessions/${this.id}`, this.svc.key), 200, 'get session').headSeq;
+  }
+}
+
+/** A session in a raw table: payload is the message JSON as the client sent it. */
+class RawSession {
+  head = 0;
+
+  constructor(
+    private readonly pg: Client,
+    private readonly table: string,
+    readonly id: string,
+  ) {}
+
+  /** One autocommitted INSERT of `payloads` (JSON text), one row each; returns its latency. */
+  async insert(payloads: string[]): Promise<number> {
+    const values = payloads.map((_, i) => `($1, $${2 * i + 2}, $${2 * i + 3})`).join(', ');
+    const params: unknown[] = [this.id];
+    payloads.forEach((p, i) => params.push(this.head + i + 1, p));
+    const t0 = nowMs();
+    await this.pg.query(`INSERT INTO ${this.table} (session_id, seq, payload) VALUES ${values}`, params);
+    const ms = nowMs() - t0;
+    this.head += payloads.length;
+    return ms;
+  }
+
+  async readAll(): Promise<number> {
+    return (await this.pg.query(`SELECT payload FROM ${this.table} WHERE session_id = $1 ORDER BY seq`, [this.id])).rowCount ?? 0;
+  }
+
+  async readLast20(): Promise<number> {
+    return (await this.pg.query(`SELECT payload FROM ${this.table} WHERE session_id = $1 ORDER BY seq DESC LIMIT 20`, [this.id])).rowCount ?? 0;
+  }
+}
+
+async function createRawTable(pg: Client, table: string): Promise<void> {
+  await pg.query(`CREATE TABLE ${table} (session_id text NOT NULL, seq bigint NOT NULL, payload jsonb NOT NULL, PRIMARY KEY (session_id, seq))`);
+}
+
+// ---------------------------------------------------------------- one repetition at T turns
+
+/** A session's turns and, built with them, the JSON text of each message. */
+interface Workload {
+  turns: AgentEvent[][];
+  json: string[][];
+  bytes: number;
+}
+
+function workload(turns: number, seed: number): Workload {
+  const random = seededRandom(seed);
+  const events = Array.from({ length: turns }, (_, t) => agentTurn(random, t));
+  const json = events.map((turn) => turn.map((e) => JSON.stringify(e)));
+  return { turns: events, json, bytes: json.flat().reduce((s, j) => s + Buffer.byteLength(j), 0) };
+}
+
+interface Rep {
+  payloadBytes: number;
+  /** Mean ms per turn of each side. */
+  perTurn: { rawMessage: number; rawBatched: number; serviceMessage: number; serviceTurn: number };
+  calls: { rawMessage: Stats; rawBatched: Stats; serviceMessage: Stats; serviceTurn: Stats };
+  small: { raw: Stats; service: Stats };
+  stored: { raw: number; service: number };
+  history: { raw: number; service: number };
+  last20: { raw: number; service: number };
+  context: number;
+}
+
+/** Sum of pg_total_relation_size (heap, TOAST, indexes) over the service's tables. */
+async function serviceBytes(owner: Client): Promise<number> {
+  const { rows } = await owner.query(
+    `SELECT coalesce(sum(pg_total_relation_size(oid)), 0)::bigint AS bytes FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'm')`,
+  );
+  return Number(rows[0].bytes);
+}
+
+/** The `runs` take turns: in each of `slices` slices each runs its items `perSlice(slice)` = [from, to), the first runner rotating. */
+async function alternate(slices: number, runs: Array<(round: number) => Promise<void>>, perSlice: (slice: number) => [number, number]): Promise<void> {
+  for (let s = 0; s < slices; s++) {
+    const [from, to] = perSlice(s);
+    for (let k = 0; k < runs.length; k++) {
+      const run = runs[(s + k) % runs.length];
+      for (let i = from; i < to; i++) await run(i);
+    }
+  }
+}
+
+async function repetition(svc: Service, pg: Client, schema: string, turns: number, rep: number, label: string): Promise<Rep> {
+  const tag = `${turns}-${rep}`;
+  // Each side its own seed (same shape, distinct outputs); seeds differ per T and repetition too.
+  const [rawMsgLoad, rawBatchLoad, svcMsgLoad, svcTurnLoad] = [1, 2, 3, 4].map((side) => workload(turns, turns * 1_000 + rep * 10 + side));
+  const table = `${schema}.events_${turns}_${rep}`;
+  await createRawTable(pg, table);
+  const rawMsg = new RawSession(pg, table, `raw-message-${tag}`);
+  const rawBatch = new RawSession(pg, table, `raw-batched-${tag}`);
+  const svcMsg = await ServiceSession.create(svc);
+  const svcTurn = await ServiceSession.create(svc);
+
+  // ---- appends
+  const samples = { rawMessage: [] as number[], rawBatched: [] as number[], serviceMessage: [] as number[], serviceTurn: [] as number[] };
+  const totals = { rawMessage: 0, rawBatched: 0, serviceMessage: 0, serviceTurn: 0 };
+  const record = (side: keyof typeof samples, ms: number) => {
+    samples[side].push(ms);
+    totals[side] += ms;
+  };
+  const before = await serviceBytes(svc.owner);
+  console.error(`${label}: appending ${int(turns * 5)} messages per side ...`);
+  await alternate(
+    SLICES,
+    [
+      async (t) => {
+        for (const json of rawMsgLoad.json[t]) record('rawMessage', await rawMsg.insert([json]));
+      },
+      async (t) => record('rawBatched', await rawBatch.insert(rawBatchLoad.json[t])),
+      async (t) => {
+        for (const event of svcMsgLoad.turns[t]) record('serviceMessage', await svcMsg.append([event]));
+      },
+      async (t) => record('serviceTurn', await svcTurn.append(svcTurnLoad.turns[t])),
+    ],
+    (s) => [Math.floor((s * turns) / SLICES), Math.floor(((s + 1) * turns) / SLICES)],
+  );
+  for (const s of [svcMsg, svcTurn]) {
+    const head = await s.storedHead();
+    if (head !== 1 + 5 * turns) throw new Error(`session ${s.id}: head ${head}, expected ${1 + 5 * turns}`);
+  }
+
+  // ---- storage
+  const serviceGrowth = (await serviceBytes(svc.owner)) - before;
+  const rawSize = Number((await pg.query(`SELECT pg_total_relation_size($1::regclass)::bigint AS bytes`, [table])).rows[0].bytes);
+  const stored = {
+    raw: rawSize / (rawMsgLoad.bytes + rawBatchLoad.bytes),
+    service: serviceGrowth / (svcMsgLoad.bytes + svcTurnLoad.bytes),
+  };
+
+  // ---- reads
+  const reads = { historyRaw: [] as number[], historyService: [] as number[], last20Raw: [] as number[], last20Service: [] as number[], context: [] as number[] };
+  const timed = async (into: number[] | undefined, expected: number, what: string, read: () => Promise<number>) => {
+    const t0 = nowMs();
+    const n = await read();
+    into?.push(nowMs() - t0);
+    if (n !== expected) throw new Error(`${what}: ${n} rows, expected ${expected}`);
+  };
+  const whole = wholeReads(turns);
+  console.error(`${label}: reading (${whole} whole histories and contexts, ${LAST_20.measured} last-20 reads per side) ...`);
+  const historyRuns = (measure: boolean) => [
+    () => timed(measure ? reads.historyRaw : undefined, 5 * turns, 'raw history', () => rawMsg.readAll()),
+    () => timed(measure ? reads.historyService : undefined, 1 + 5 * turns, 'service history', () => svcTurn.readAll()),
+    async () => {
+      const ms = await svcTurn.context();
+      if (measure) reads.context.push(ms);
+    },
+  ];
+  await alternate(1, historyRuns(false), () => [0, 1]);
+  await alternate(whole, historyRuns(true), () => [0, 1]);
+  const last20Runs = (measure: boolean) => [
+    () => timed(measure ? reads.last20Raw : undefined, 20, 'raw last 20', () => rawMsg.readLast20()),
+    () => timed(measure ? reads.last20Service : undefined, 20, 'service last 20', () => svcTurn.readLast20()),
+  ];
+  await alternate(1, last20Runs(false), () => [0, LAST_20.warmup]);
+  await alternate(SLICES, last20Runs(true), () => [0, LAST_20.measured / SLICES]);
+
+  // ---- single small events, appended after the session's turns
+  const small = { raw: [] as number[], service: [] as number[] };
+  const smallRuns = (measure: boolean) => [
+    async (i: number) => {
+      const ms = await rawMsg.insert([JSON.stringify(userText(i))]);
+      if (measure) small.raw.push(ms);
+    },
+    async (i: number) => {
+      const ms = await svcMsg.append([userText(i)]);
+      if (measure) small.service.push(ms);
+    },
+  ];
+  await alternate(1, smallRuns(false), () => [0, SMALL.warmup]);
+  await alternate(SLICES, smallRuns(true), (s) => [(s * SMALL.measured) / SLICES, ((s + 1) * SMALL.measured) / SLICES]);
+
+  await pg.query(`DROP TABLE ${table}`);
+  const p50 = (xs: number[]) => sampleStats(xs).p50;
+  return {
+    payloadBytes: svcTurnLoad.bytes,
+    perTurn: {
+      rawMessage: totals.rawMessage / turns,
+      rawBatched: totals.rawBatched / turns,
+      serviceMessage: totals.serviceMessage / turns,
+      serviceTurn: totals.serviceTurn / turns,
+    },
+    calls: {
+      rawMessage: sampleStats(samples.rawMessage),
+      rawBatched: sampleStats(samples.rawBatched),
+      serviceMessage: sampleStats(samples.serviceMessage),
+      serviceTurn: sampleStats(samples.serviceTurn),
+    },
+    small: { raw: sampleStats(small.raw), service: sampleStats(small.service) },
+    stored,
+    history: { raw: p50(reads.historyRaw), service: p50(reads.historyService) },
+    last20: { raw: p50(reads.last20Raw), service: p50(reads.last20Service) },
+    context: p50(reads.context),
+  };
+}
+
+// ---------------------------------------------------------------- large results
+
+interface Large {
+  single: { raw: number; service: number };
+  flood: { mbPerSec: number; appends: number; seconds: number; p50: number; p99: number; rssBefore?: number; rssPeak?: number; hwm?: number };
+}
+
+/** Distinct outputs of ~`bytes` each (a unique first line over a seeded body): no two are deduplicated. */
+const distinctOutput = (body: string, tag: string) => `run ${tag}\n${body}`;
+
+async function largeResults(svc: Service, pg: Client, schema: string): Promise<Large> {
+  // One 186 KB result alone: its call untimed first, then the result, against a raw INSERT of the same message.
+  console.error(`large: ${LARGE.warmup + LARGE.measured} appends of one ${int(LARGE.bytes / 1024)} KB tool result ...`);
+  const body = logText(seededRandom(186), LARGE.bytes);
+  const table = `${schema}.large`;
+  await createRawTable(pg, table);
+  const raw = new RawSession(pg, table, 'raw-large');
+  const session = await ServiceSession.create(svc);
+  const times = { raw: [] as number[], service: [] as number[] };
+  for (let i = 0; i < LARGE.warmup + LARGE.measured; i++) {
+    const callId = `large_${i}`;
+    const result = toolResult(callId, distinctOutput(body, `large-${i}`));
+    const json = JSON.stringify(result);
+    await session.append([toolCalls([callId])]);
+    const msService = await session.append([result]);
+    const msRaw = await raw.insert([json]);
+    if (i >= LARGE.warmup) {
+      times.service.push(msService);
+      times.raw.push(msRaw);
+    }
+  }
+  const single = { raw: sampleStats(times.raw).p50, service: sampleStats(times.service).p50 };
+
+  // 64 clients, each on its own session, appending 100 KB results back to back for FLOOD.seconds.
+  console.error(`large: ${FLOOD.clients} clients appending ${int(FLOOD.bytes / 1024)} KB results for ${FLOOD.seconds} s ...`);
+  const clients = await Promise.all(
+    Array.from({ length: FLOOD.clients }, async (_, c) => ({ session: await ServiceSession.create(svc), body: logText(seededRandom(1_000 + c), FLOOD.bytes), issued: 0, used: 0 })),
+  );
+  const issue = async (client: (typeof clients)[number]) => {
+    const ids = Array.from({ length: FLOOD.callsPerBatch }, (_, i) => `flood_${client.issued + i}`);
+    await client.session.append([toolCalls(ids)]);
+    client.issued += ids.length;
+  };
+  for (const client of clients) await issue(client);
+  const pid = svc.api?.pid;
+  const rssBefore = pid ? procStatusMiB(pid, 'VmRSS') : undefined;
+  let rssPeak = rssBefore;
+  const sampler = pid ? setInterval(() => (rssPeak = Math.max(rssPeak!, procStatusMiB(pid, 'VmRSS'))), RSS_SAMPLE_MS) : undefined;
+  const latencies: number[] = [];
+  let bytes = 0;
+  const t0 = nowMs();
+  const deadline = t0 + FLOOD.seconds * 1000;
+  try {
+    await Promise.all(
+      clients.map(async (client, c) => {
+        while (nowMs() < deadline) {
+          if (client.used === client.issued) await issue(client); // rare: not a sample
+          const result = toolResult(`flood_${client.used}`, distinctOutput(client.body, `${c}-${client.used}`));
+          const size = Buffer.byteLength(JSON.stringify(result));
+          latencies.push(await client.session.append([result]));
+          client.used++;
+          bytes += size;
+        }
+      }),
+    );
+  } finally {
+    clearInterval(sampler);
+  }
+  const seconds = (nowMs() - t0) / 1000;
+  if (pid) rssPeak = Math.max(rssPeak!, procStatusMiB(pid, 'VmRSS'));
+  const st = sampleStats(latencies);
+  return {
+    single,
+    flood: {
+      mbPerSec: bytes / 1e6 / seconds,
+      appends: latencies.length,
+      seconds,
+      p50: st.p50,
+      p99: st.p99,
+      rssBefore,
+      rssPeak,
+      hwm: pid ? procStatusMiB(pid, 'VmHWM') : undefined,
+    },
+  };
+}
+
+// ---------------------------------------------------------------- report
+
+const f = (x: number, digits = 2) => x.toFixed(digits);
+const ms = (x: number) => (x < 10 ? f(x) : f(x, 1));
+const ratio = (service: number, raw: number) => `${f(service / raw)}x`;
+const median = (xs: number[]) => sampleStats(xs).p50;
+const MIB = 1024 * 1024;
+
+function reportT(turns: number, reps: Rep[]): void {
+  const m = (pick: (r: Rep) => number) => median(reps.map(pick));
+  const pair = (raw: (r: Rep) => Stats, service: (r: Rep) => Stats): string[] => {
+    const [r50, r99, s50, s99] = [m((r) => raw(r).p50), m((r) => raw(r).p99), m((r) => service(r).p50), m((r) => service(r).p99)];
+    return [`${ms(r50)} / ${ms(r99)}`, `${ms(s50)} / ${ms(s99)}`, `${ratio(s50, r50)} / ${ratio(s99, r99)}`];
+  };
+  const row = (label: string, raw: number, service: number, digits?: number): string[] => [
+    label,
+    digits === undefined ? ms(raw) : f(raw, digits),
+    digits === undefined ? ms(service) : f(service, digits),
+    ratio(service, raw),
+  ];
+  const perTurn = (k: keyof Rep['perTurn']) => m((r) => r.perTurn[k]);
+  const messages = turns * 5;
+  printTable([
+    [`T = ${int(turns)} turns (${int(messages)} messages, ${f(m((r) => r.payloadBytes) / MIB, 1)} MiB payload), medians of ${reps.length}`, 'raw pg', 'service', 'service / raw'],
+    row('append per turn (ms): INSERT per message / POST per message', perTurn('rawMessage'), perTurn('serviceMessage')),
+    row('append per turn (ms): one INSERT per turn / one POST per turn', perTurn('rawBatched'), perTurn('serviceTurn')),
+    row('append per turn (ms): INSERT per message / one POST per turn (target <= 3x)', perTurn('rawMessage'), perTurn('serviceTurn')),
+    ['one append call p50 / p99 (ms): INSERT per message / POST per message', ...pair((r) => r.calls.rawMessage, (r) => r.calls.serviceMessage)],
+    ['one append call p50 / p99 (ms): INSERT per turn / POST per turn', ...pair((r) => r.calls.rawBatched, (r) => r.calls.serviceTurn)],
+    ['one append call p50 / p99 (ms): INSERT per message / POST per turn', ...pair((r) => r.calls.rawMessage, (r) => r.calls.serviceTurn)],
+    ['single small event p50 / p99 (ms) (target 1.5 / 10 ms)', ...pair((r) => r.small.raw, (r) => r.small.service)],
+    row('bytes stored / payload bytes', m((r) => r.stored.raw), m((r) => r.stored.service), 2),
+    row('read the whole history, p50 (ms) (target <= 1.5x)', m((r) => r.history.raw), m((r) => r.history.service)),
+    row('last 20 messages, p50 (ms) (target <= 2x)', m((r) => r.last20.raw), m((r) => r.last20.service)),
+    [`context of the ${int(messages)} messages, format=openai, p50 (ms)`, '—', ms(m((r) => r.context)), '—'],
+  ]);
+}
+
+function reportLarge(large: Large): void {
+  const rows: string[][] = [
+    ['large tool results', 'raw pg', 'service', 'service / raw'],
+    [`one ${int(LARGE.bytes / 1024)} KB tool result appended alone, p50 of ${LARGE.measured} (ms) (target <= 10)`, ms(large.single.raw), ms(large.single.service), ratio(large.single.service, large.single.raw)],
+  ];
+  const fl = large.flood;
+  const label = `${FLOOD.clients} clients appending ${int(FLOOD.bytes / 1024)} KB results`;
+  rows.push(
+    [`${label}: MB/s ingested in all (target >= 40)`, '—', f(fl.mbPerSec, 1), '—'],
+    [`${label}: p50 / p99 per append (ms) (target p99 <= 1,000)`, '—', `${ms(fl.p50)} / ${ms(fl.p99)}`, '—'],
+  );
+  if (fl.rssBefore !== undefined) {
+    rows.push([`${label}: API VmRSS before / peak (MiB) (target peak < 300 MB)`, '—', `${int(fl.rssBefore)} / ${int(fl.rssPeak!)}`, '—']);
+    rows.push(['API VmHWM after the whole run (MiB)', '—', int(fl.hwm!), '—']);
+  }
+  printTable(rows);
+  console.log(`\n${int(fl.appends)} appends of ${int(FLOOD.bytes / 1024)} KB in ${f(fl.seconds, 1)} s${fl.rssBefore === undefined ? '; API memory not read (BENCH_URL: not spawned here)' : `; VmRSS sampled every ${RSS_SAMPLE_MS} ms`}`);
+}
+
+// ---------------------------------------------------------------- main
+
+runBench(async () => {
+  const svc = EXTERNAL ? await externalService(EXTERNAL) : await spawnService();
+  const schema = `bench_peers_raw_${randomBytes(3).toString('hex')}`;
+  const pg = new Client({ connectionString: svc.dbUrl, application_name: 'bench-peers-raw' });
+  try {
+    await pg.connect();
+    await pg.query(`CREATE SCHEMA ${schema}`);
+    const [{ server_version: pgVersion }] = (await pg.query('SHOW server_version')).rows;
+    const [{ synchronous_commit: syncCommit }] = (await pg.query('SHOW synchronous_commit')).rows;
+    const load = () => os.loadavg().map((x) => f(x)).join(' ');
+    console.log(
+      `bench/peers: ${EXTERNAL ?? `API spawned here (pid ${svc.api!.pid}, tenant limits off)`}, node ${process.version}, ${os.cpus().length} cpus, ` +
+        `PostgreSQL ${pgVersion} (synchronous_commit=${syncCommit}); T = ${TURNS.join(', ')}, ${REPS} repetitions`,
+    );
+    console.log(`load average before: ${load()} (other processes on these cores skew every figure)`);
+
+    // Warm-up: every path once, on a short session, not recorded.
+    await repetition(svc, pg, schema, SLICES, 99, 'warm-up');
+
+    for (const turns of TURNS) {
+      const reps: Rep[] = [];
+      for (let rep = 0; rep < REPS; rep++) reps.push(await repetition(svc, pg, schema, turns, rep, `T=${turns} rep ${rep + 1}/${REPS}`));
+      console.log('');
+      reportT(turns, reps);
+    }
+    const large = await largeResults(svc, pg, schema);
+    console.log('');
+    reportLarge(large);
+    console.log('');
+    console.log('context of a 200-message window after compaction at 1,000 / 10,000 / 100,000 events: see npm run bench:context');
+    console.log("a 100 MB tool-output upload's RSS growth: see npm run bench:tool-output");
+    console.log(`load average after: ${load()}`);
+  } finally {
+    await pg.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await pg.end().catch(() => undefined);
+    await svc.close();
+  }
+});

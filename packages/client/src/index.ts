@@ -1,0 +1,6 @@
+export { SessionStoreClient } from './client';
+export type { AppendAtOptions, AppendOptions, ContextOptions, SessionStoreClientOptions, StreamEventsOptions, UploadBody, UploadOptions } from './client';
+export { isProblem, ProblemError } from './problem';
+export type { Problem, ProblemCode, UnexpectedResponse } from './problem';
+export type * from './types';
+export type { components, operations, paths } from './schema';

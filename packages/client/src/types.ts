@@ -1,0 +1,62 @@
+import type { MessageParam as AnthropicMessageParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
+import type { JSONSchema7, ModelMessage } from 'ai';
+import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
+import type { components, paths } from './schema';
+
+type Schemas = components['schemas'];
+type Operation<P extends keyof paths, M extends 'get' | 'post'> = NonNullable<paths[P][M]>;
+type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type RequestJson<O> = O extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : never;
+type ResponseJson<O, S extends number> = O extends { responses: { [K in S]: infer R } } ? JsonContent<R> : never;
+
+export type Session = ResponseJson<Operation<'/v1/sessions/{sessionId}', 'get'>, 200>;
+export type CreateSessionRequest = RequestJson<Operation<'/v1/sessions', 'post'>>;
+export type AppendRequest = RequestJson<Operation<'/v1/sessions/{sessionId}/events', 'post'>>;
+/** An event as appended: `{ id?, type, data }`. */
+export type NewEvent = AppendRequest['events'][number];
+export type AppendResult = ResponseJson<Operation<'/v1/sessions/{sessionId}/events', 'post'>, 201>;
+/** A stored event, as GET …/events and the event stream return it. */
+export type StoredEvent = Schemas['Event'];
+export type ToolOutputUpload = ResponseJson<Operation<'/v1/sessions/{sessionId}/tool-outputs', 'post'>, 201>;
+/** A stored tool output's ref: what a tool_result part carries as `outputRef`. */
+export type ToolOutputRef = ToolOutputUpload['ref'];
+
+type ContextOperation = Operation<'/v1/sessions/{sessionId}/context', 'get'>;
+/** GET …/context's answer as the document describes it (messages untyped by format). */
+export type DocumentContext = ResponseJson<ContextOperation, 200>;
+export type ContextQuery = NonNullable<ContextOperation['parameters']['query']>;
+export type ContextFormat = NonNullable<ContextQuery['format']>;
+
+/** The AI SDK's tools are objects keyed by name: pass `tool({ description, inputSchema: jsonSchema(inputSchema) })`. */
+export interface AiSdkToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JSONSchema7;
+}
+
+/** A neutral tool definition: a JSON Schema for its arguments. */
+export interface NeutralToolDefinition {
+  name: string;
+  description: string;
+  parameters: JSONSchema7;
+}
+
+/** What each format renders, in the provider SDK's own request types, so it is passed on with no cast. */
+interface FormatShapes {
+  neutral: { messages: Schemas['Message'][]; tools?: NeutralToolDefinition[] };
+  openai: { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionFunctionTool[] };
+  /** `messages` goes to `responses.create({ input })`. */
+  'openai-responses': { messages: ResponseInputItem[]; tools?: FunctionTool[] };
+  /** `messages.create({ system, messages })`. */
+  anthropic: { system?: string; messages: AnthropicMessageParam[]; tools?: AnthropicTool[] };
+  /** `generateText({ system, messages })`. */
+  'ai-sdk': { system?: string; messages: ModelMessage[]; tools?: AiSdkToolDefinition[] };
+}
+
+/**
+ * GET …/context in format F: the document's fields, with `messages` (and
+ * `system`, `tools` where the format has them) typed by the provider's SDK.
+ * `tools` is there when asked for with `tools: 'tool_output_cache'`.
+ */
+export type Context<F extends ContextFormat> = Omit<DocumentContext, 'format' | 'system' | 'messages' | 'tools'> & { format: F } & FormatShapes[F];
