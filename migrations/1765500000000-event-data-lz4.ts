@@ -1,5 +1,17 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** Sets the compression of session_events.data on the parent and on each partition. */
+const setCompression = (method: 'lz4' | 'pglz') => `
+  DO $$
+  DECLARE part regclass;
+  BEGIN
+    ALTER TABLE session_events ALTER COLUMN data SET COMPRESSION ${method};
+    FOR part IN SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'session_events'::regclass LOOP
+      EXECUTE format('ALTER TABLE %s ALTER COLUMN data SET COMPRESSION ${method}', part);
+    END LOOP;
+  EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN NULL;
+  END $$`;
+
 /**
  * Event data is compressed with lz4 instead of the default pglz (issue 13),
  * as tool-output chunks already are. Measured on 4,000 tool results of
@@ -14,27 +26,10 @@ export class EventDataLz41765500000000 implements MigrationInterface {
   name = 'EventDataLz41765500000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      DO $$
-      DECLARE part regclass;
-      BEGIN
-        ALTER TABLE session_events ALTER COLUMN data SET COMPRESSION lz4;
-        FOR part IN SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'session_events'::regclass LOOP
-          EXECUTE format('ALTER TABLE %s ALTER COLUMN data SET COMPRESSION lz4', part);
-        END LOOP;
-      EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN NULL;
-      END $$`);
+    await q.query(setCompression('lz4'));
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      DO $$
-      DECLARE part regclass;
-      BEGIN
-        ALTER TABLE session_events ALTER COLUMN data SET COMPRESSION pglz;
-        FOR part IN SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'session_events'::regclass LOOP
-          EXECUTE format('ALTER TABLE %s ALTER COLUMN data SET COMPRESSION pglz', part);
-        END LOOP;
-      END $$`);
+    await q.query(setCompression('pglz'));
   }
 }
