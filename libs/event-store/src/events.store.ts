@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Tx } from '@app/database';
 import { EventType, NewEvent, StoredEvent } from '@app/domain';
+import type { SessionConfigs } from './sessions.store';
 
 const EVENT_COLUMNS = 'seq, event_id, type, data, tokens, created_at';
 
@@ -53,6 +54,8 @@ export interface LockedSession {
   model: string;
   archived: boolean;
   existing: ExistingEvent[];
+  /** The session's and its tenant's settings, when asked for (`withConfigs`): read by the lock's own statement. */
+  configs?: SessionConfigs;
 }
 
 /**
@@ -75,9 +78,13 @@ export async function lockSessionForAppend(
   sessionId: string,
   eventIds?: string[],
   lookup: EventIdLookup = 'log',
+  withConfigs = false,
 ): Promise<LockedSession | undefined> {
   const [row] = await tx.query(
-    'SELECT head_seq, model, archived_at IS NOT NULL AS archived, lineage IS NOT NULL AS forked FROM sessions WHERE session_id = $1 FOR UPDATE',
+    withConfigs
+      ? `SELECT s.head_seq, s.model, s.archived_at IS NOT NULL AS archived, s.lineage IS NOT NULL AS forked, s.config, t.config AS tenant_config
+           FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1 FOR UPDATE OF s`
+      : 'SELECT head_seq, model, archived_at IS NOT NULL AS archived, lineage IS NOT NULL AS forked FROM sessions WHERE session_id = $1 FOR UPDATE',
     [sessionId],
   );
   if (!row) return undefined;
@@ -107,6 +114,7 @@ export async function lockSessionForAppend(
     model: row.model,
     archived: row.archived,
     existing: existing.map((e) => ({ id: e.event_id, seq: e.seq, payloadHash: e.payload_hash })),
+    ...(withConfigs ? { configs: { model: row.model, config: row.config, tenantConfig: row.tenant_config } } : {}),
   };
 }
 
@@ -224,19 +232,24 @@ export async function recordToolCalls(
   issued: ReadonlyArray<{ callId: string; name: string; seq: number }>,
   answered: ReadonlyArray<{ callId: string; seq: number }>,
 ): Promise<void> {
+  // A call answered in the batch that issued it (a whole turn in one append) is inserted answered: one statement, not two.
+  const answeredSeq = new Map(answered.map((a) => [a.callId, a.seq]));
+  const issuedIds = new Set(issued.map((c) => c.callId));
+  const answeredBefore = answered.filter((a) => !issuedIds.has(a.callId));
   if (issued.length > 0) {
     await tx.query(
-      `INSERT INTO session_tool_calls (tenant_id, session_id, call_id, name, issued_seq)
-       SELECT current_tenant(), $1, call_id, name, seq FROM unnest($2::text[], $3::text[], $4::bigint[]) AS t(call_id, name, seq)`,
-      [sessionId, issued.map((c) => c.callId), issued.map((c) => c.name), issued.map((c) => c.seq)],
+      `INSERT INTO session_tool_calls (tenant_id, session_id, call_id, name, issued_seq, answered_seq)
+       SELECT current_tenant(), $1, call_id, name, seq, answered
+         FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS t(call_id, name, seq, answered)`,
+      [sessionId, issued.map((c) => c.callId), issued.map((c) => c.name), issued.map((c) => c.seq), issued.map((c) => answeredSeq.get(c.callId) ?? null)],
     );
   }
-  if (answered.length > 0) {
+  if (answeredBefore.length > 0) {
     await tx.query(
       `UPDATE session_tool_calls c SET answered_seq = t.seq
          FROM unnest($2::text[], $3::bigint[]) AS t(call_id, seq)
         WHERE c.tenant_id = current_tenant() AND c.session_id = $1 AND c.call_id = t.call_id`,
-      [sessionId, answered.map((a) => a.callId), answered.map((a) => a.seq)],
+      [sessionId, answeredBefore.map((a) => a.callId), answeredBefore.map((a) => a.seq)],
     );
   }
 }

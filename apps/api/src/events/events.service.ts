@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig, TenantQuotas } from '@app/config';
 import { Database, ReadDatabase, Tx } from '@app/database';
-import { AppendBatch, applyToolCallLedger, classifyAppendRetry, DomainError, eventTokens, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
+import { AppendBatch, applyToolCallLedger, classifyAppendRetry, DomainError, eventTokens, NewEvent, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
 import {
   findSession,
   findToolCalls,
@@ -12,9 +12,7 @@ import {
   OutboxRow,
   payloadHash,
   readEvents,
-  readSessionConfigs,
   recordToolCalls,
-  SessionConfigs,
 } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
 import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
@@ -35,6 +33,9 @@ export interface AppendRequest {
   /** A use case's own rule, run under the session lock before anything is written; it throws to refuse the batch. */
   check?: (tx: Tx) => Promise<void>;
 }
+
+const carriesToolResults = (events: readonly NewEvent[]) =>
+  events.some((e) => e.type === 'message.added' && e.data.message.parts.some((part) => part.type === 'tool_result'));
 
 /** What the first, optimistic attempt answers when the batch may be a retry of a committed one. */
 const ANSWERS_OF_A_RETRY = new Set(['version_conflict', 'duplicate_tool_call_id', 'duplicate_tool_result']);
@@ -106,7 +107,8 @@ export class EventsService {
       runIdempotent(tx, options.idempotencyKey, options.fingerprint, this.config.idempotency.ttlHours, async () => {
         const ids = batch.events.map((e) => e.id);
         // Even the optimistic attempt looks ids up among a fork's inherited events: no unique index spans them.
-        const locked = await lockSessionForAppend(tx, sessionId, ids, options.lookupIds ? 'log' : 'inherited');
+        // A batch with tool results needs the session's settings (the tool-output view): read with the lock, not after it.
+        const locked = await lockSessionForAppend(tx, sessionId, ids, options.lookupIds ? 'log' : 'inherited', carriesToolResults(batch.events));
         if (!locked) throw sessionNotFound(sessionId);
         const hashById = new Map(ids.map((id, i) => [id, hashes[i]]));
         const retry = classifyAppendRetry(
@@ -122,10 +124,7 @@ export class EventsService {
         const callIds = referencedCallIds(batch.events);
         const ledger = applyToolCallLedger(batch.events, callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : []);
         // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
-        // The session's settings, read only when the batch carries tool outputs that need them.
-        let configs: Promise<SessionConfigs> | undefined;
-        const configsOnce = () => (configs ??= readSessionConfigs(tx, sessionId).then((found) => found!));
-        const stored = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, configsOnce);
+        const stored = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs);
         const rows = stored.map((event, i) => ({ event, payloadHash: hashes[i], tokens: eventTokens(event, locked.model) }));
         const headSeq = await insertEvents(tx, sessionId, locked.headSeq, rows);
         const seqOf = (index: number) => locked.headSeq + index + 1;

@@ -15,7 +15,6 @@ import {
   OutboxRow,
   payloadHash,
   SessionCursor,
-  readSessionConfigs,
   readTenantConfig,
   readWindow,
   setSessionArchived,
@@ -146,8 +145,8 @@ export class SessionsService {
    * session.config_changed.
    */
   private async changeConfig(tx: Tx, sessionId: string, patch: Record<string, unknown>): Promise<void> {
-    const locked = await lockSessionForAppend(tx, sessionId);
-    const configs = locked && (await readSessionConfigs(tx, sessionId));
+    const locked = await lockSessionForAppend(tx, sessionId, undefined, 'log', true);
+    const configs = locked?.configs;
     if (!locked || !configs) throw sessionNotFound(sessionId);
     if (locked.archived) throw sessionArchived(sessionId);
     const config = applyConfigPatch(configs.config, patch) as Record<string, unknown>;

@@ -131,14 +131,15 @@ export class ToolOutputsService implements OnApplicationShutdown {
    * holding its in-context view, `outputRef` and `truncated`. A batch without
    * tool results costs no query. Refs that are unknown, or belong to another
    * session or tenant, are a 400 `unknown_output_ref` (the transaction then
-   * writes nothing). `configs` reads the session's settings, once per append.
+   * writes nothing). `configs` are the session's settings, read with the
+   * session lock when the batch carries tool results.
    */
   async prepareAppend(
     tx: Tx,
     sessionId: string,
     headSeq: number,
     events: readonly NewEvent[],
-    configs: () => Promise<SessionConfigs>,
+    configs: SessionConfigs | undefined,
   ): Promise<NewEvent[]> {
     const results: ResultAt[] = [];
     events.forEach((event, eventIndex) => {
@@ -149,7 +150,8 @@ export class ToolOutputsService implements OnApplicationShutdown {
     });
     if (results.length === 0) return [...events];
 
-    const { toolOutput } = sessionSettings(await configs()).config;
+    if (!configs) throw new Error('prepareAppend: a batch with tool results needs the session settings (lockSessionForAppend withConfigs)');
+    const { toolOutput } = sessionSettings(configs).config;
     const viewConfig = viewConfigOfSettings(toolOutput);
     const seqOf = (eventIndex: number) => headSeq + eventIndex + 1;
     const replaced = new Map<ResultAt, ToolResultPart>();
