@@ -197,6 +197,8 @@ export class SessionStoreClient {
         if (error !== undefined || !response.ok || !data) throw problemError(response, error);
         for await (const message of sseMessages(data)) {
           const event: StoredEvent = JSON.parse(message.data);
+          // The service never repeats one; the guard keeps "each event once" true whatever the transport replays.
+          if (event.seq <= lastSeq) continue;
           lastSeq = event.seq;
           failures = 0;
           yield event;

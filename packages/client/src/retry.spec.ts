@@ -90,6 +90,20 @@ describe('retrying', () => {
     }
   });
 
+  it('answers a 503 to a POST without an idempotency key at once: its work may have committed', async () => {
+    // given a server that is unavailable twice, then answers
+    const server = await standIn([unavailable('0'), unavailable('0'), ok]);
+    try {
+      // when a POST without a key, then one with a key, meet the 503
+      expect((await send(new Request(server.url, { method: 'POST', body: 'x' }))).status).toBe(503);
+      expect((await send(new Request(server.url, { method: 'POST', body: 'x', headers: { 'idempotency-key': 'k' } }))).status).toBe(200);
+      // then only the keyed one was sent again
+      expect(server.arrivals.map(({ key }) => key ?? '-')).toEqual(['-', 'k', 'k']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('retries a network error only for a request that is safe to repeat', async () => {
     // given a transport that fails once per request, then answers
     const attempts: string[] = [];

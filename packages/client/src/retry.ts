@@ -70,7 +70,8 @@ export function retrying(send: RequestSender, retries: number): RequestSender {
         await sleep(backoffDelay(attempt), request.signal);
         continue;
       }
-      if (last || !RETRIED_STATUSES.has(response.status)) return response;
+      // A 429 is refused before any work; a 503 may follow a commit whose answer was lost, so only a repeatable request retries it.
+      if (last || !RETRIED_STATUSES.has(response.status) || (response.status === 503 && !repeatable)) return response;
       const wait = parseRetryAfter(response.headers.get('retry-after')) ?? backoffDelay(attempt);
       if (wait > MAX_RETRY_AFTER_MS) return response;
       await response.body?.cancel();

@@ -29,7 +29,21 @@ const corpora: Record<string, string> = {
   'compact JSON': JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ id: `evt-${i}`, seq: i * 31, ok: i % 3 === 0, path: `src/m${i}.ts` }))),
   'indented JSON': JSON.stringify({ items: Array.from({ length: 200 }, (_, i) => ({ name: `item ${i}`, size: i * 1024 })) }, null, 2),
   'German prose': 'Die schnelle braune Füchsin springt über den faulen Hund. Größere Änderungen wurden überprüft. '.repeat(100),
+  'French prose': "Le renard brun rapide saute par-dessus le chien paresseux. Les modifications ont été vérifiées à l'école. ".repeat(100),
+  'Russian prose': 'Быстрая коричневая лиса прыгает через ленивую собаку. Изменения были проверены. '.repeat(100),
+  'Greek prose': 'Η γρήγορη καφέ αλεπού πηδά πάνω από τον τεμπέλη σκύλο. Οι αλλαγές ελέγχθηκαν. '.repeat(100),
 };
+
+/** Deterministic pseudo-random text over an alphabet (a linear congruential generator). */
+const randomText = (alphabet: string, length: number) => {
+  let seed = 7;
+  return Array.from({ length }, () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return alphabet[Math.floor((seed / 2147483648) * alphabet.length)];
+  }).join('');
+};
+const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+const UPPER = LOWER.toUpperCase();
 
 describe('estimateTextTokens: the append path estimate against the exact o200k_base count', () => {
   it.each(Object.entries(corpora))('given %s, when estimated, then it is within 0.95-1.35x of the exact count', (_, text) => {
@@ -37,6 +51,26 @@ describe('estimateTextTokens: the append path estimate against the exact o200k_b
     const ratio = estimateTextTokens(text) / exact;
     expect(ratio).toBeGreaterThanOrEqual(0.95);
     expect(ratio).toBeLessThanOrEqual(1.35);
+  });
+
+  it.each([
+    ['random lower-case letters', randomText(LOWER, 4000), 0.85],
+    ['random mixed-case letters', randomText(LOWER + UPPER, 4000), 0.75],
+    ['random DNA', randomText('ACGT', 4000), 0.85],
+    ['random hex', randomText('0123456789abcdef', 4000), 0.85],
+    ['random base64', randomText(LOWER + UPPER + '0123456789+/', 4000), 0.5],
+  ])('given %s, when estimated, then it is at least %sx of the exact count and at most 1.35x', (_, text, floor) => {
+    const ratio = estimateTextTokens(text) / countTokens([text], 'o200k_base');
+    expect(ratio).toBeGreaterThanOrEqual(floor);
+    expect(ratio).toBeLessThanOrEqual(1.35);
+  });
+
+  it('given long runs of one character, when estimated, then they stay within a few times the exact count', () => {
+    for (const text of [' '.repeat(4000), '='.repeat(4000), `${'-'.repeat(80)}\n`.repeat(50)]) {
+      const ratio = estimateTextTokens(text) / countTokens([text], 'o200k_base');
+      expect(ratio).toBeGreaterThanOrEqual(0.95);
+      expect(ratio).toBeLessThanOrEqual(3.5);
+    }
   });
 
   it('given Chinese text, when estimated, then it counts about a token a character, never under the exact count', () => {
@@ -48,7 +82,7 @@ describe('estimateTextTokens: the append path estimate against the exact o200k_b
   it('given pieces, when estimated, then each costs what its class costs', () => {
     expect(estimateTextTokens('')).toBe(0);
     expect(estimateTextTokens('hello world')).toBe(2);
-    expect(estimateTextTokens('internationalization')).toBe(4);
+    expect(estimateTextTokens('internationalization')).toBe(6);
     expect(estimateTextTokens('1234567')).toBe(3);
     expect(estimateTextTokens('a\n\nb')).toBe(3);
     expect(estimateTextTokens('a    b')).toBe(3);

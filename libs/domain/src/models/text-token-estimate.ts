@@ -5,21 +5,33 @@
  *
  * It follows the BPE pre-tokenizer's pieces (o200k_base/cl100k_base split
  * text into letter runs, digit groups of up to three, punctuation runs and
- * whitespace) and charges each piece what such pieces cost: a letter run one
- * token per WORD_CHARS letters (a common word is one token), a digit run one
- * per three digits, a punctuation run one per PUNCT_CHARS, a newline run
- * one, a run of spaces one (a single space joins the word after it), any
- * other character one (CJK text is about one token a character).
+ * whitespace) and charges each piece what such pieces cost:
+ * - a letter run, one token per WORD_CHARS letters up to LONG_RUN letters (a
+ *   common word is one token), then one per LONG_RUN_CHARS (identifiers,
+ *   hashes and random text split into short tokens); a run holding a
+ *   non-ASCII letter (Latin-1 to Cyrillic) one per EXTENDED_CHARS;
+ * - a digit run one per three digits;
+ * - a punctuation run one per two characters for its first four, then one
+ *   per PUNCT_RUN_CHARS (rules like `-----` are a few long tokens);
+ * - a newline run one; a run of spaces one per SPACE_RUN_CHARS (a single
+ *   space joins the word after it);
+ * - any other character one (CJK text is about one token a character).
  *
  * Calibrated to lean high, so a compaction trigger fed with it fires early
- * rather than late: against o200k_base it gave 0.99-1.29x on logs, JSON,
- * TypeScript and English/German prose and 1.40x on Chinese
- * (text-token-estimate.spec.ts keeps those bounds), where ceil(chars/4)
- * gave 0.35-1.03x (it undercounts logs and JSON by a third).
+ * rather than late: against o200k_base it gave 1.0-1.3x on logs, JSON,
+ * TypeScript and English/German/French/Russian/Greek prose, 1.4x on Chinese,
+ * 0.8-0.96x on random letters, DNA and hex, 0.6x on base64, 2-3x on long
+ * runs of one punctuation character (text-token-estimate.spec.ts keeps those
+ * bounds), where ceil(chars/4) gave 0.35-1.03x (it undercounts logs and
+ * JSON by a third).
  */
 const WORD_CHARS = 6;
+const LONG_RUN = 12;
+const LONG_RUN_CHARS = 2;
+const EXTENDED_CHARS = 2.5;
 const DIGIT_CHARS = 3;
-const PUNCT_CHARS = 2;
+const PUNCT_RUN_CHARS = 32;
+const SPACE_RUN_CHARS = 128;
 
 const enum Kind {
   Letter,
@@ -30,22 +42,43 @@ const enum Kind {
   Other,
 }
 
+/** Latin-1 Supplement to Cyrillic letters (× and ÷ are not). */
+const isExtendedLetter = (code: number) => code >= 0xc0 && code <= 0x52f && code !== 0xd7 && code !== 0xf7;
+
 function kindOf(code: number): Kind {
-  if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90)) return Kind.Letter;
+  if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || isExtendedLetter(code)) return Kind.Letter;
   if (code >= 48 && code <= 57) return Kind.Digit;
   if (code === 32) return Kind.Space;
   if (code === 10 || code === 13 || code === 9) return Kind.Newline;
   return code < 128 ? Kind.Punct : Kind.Other;
 }
 
-const PER_TOKEN: Record<Kind, number> = {
-  [Kind.Letter]: WORD_CHARS,
-  [Kind.Digit]: DIGIT_CHARS,
-  [Kind.Punct]: PUNCT_CHARS,
-  [Kind.Newline]: Infinity,
-  [Kind.Space]: Infinity,
-  [Kind.Other]: 1,
-};
+function letterRunTokens(text: string, start: number, end: number): number {
+  const run = end - start;
+  let extended = false;
+  for (let i = start; i < end && !extended; i++) extended = text.charCodeAt(i) >= 0xc0;
+  const perToken = extended ? EXTENDED_CHARS : WORD_CHARS;
+  if (run <= LONG_RUN) return Math.ceil(run / perToken);
+  return Math.ceil(LONG_RUN / perToken) + Math.ceil((run - LONG_RUN) / LONG_RUN_CHARS);
+}
+
+function runTokens(kind: Kind, text: string, start: number, end: number): number {
+  const run = end - start;
+  switch (kind) {
+    case Kind.Letter:
+      return letterRunTokens(text, start, end);
+    case Kind.Digit:
+      return Math.ceil(run / DIGIT_CHARS);
+    case Kind.Space:
+      return run > 1 ? Math.ceil(run / SPACE_RUN_CHARS) : 0;
+    case Kind.Newline:
+      return 1;
+    case Kind.Punct:
+      return run <= 4 ? Math.ceil(run / 2) : 2 + Math.ceil((run - 4) / PUNCT_RUN_CHARS);
+    case Kind.Other:
+      return run;
+  }
+}
 
 /** The estimated token count of `text` (deterministic, linear, no allocation per character). */
 export function estimateTextTokens(text: string): number {
@@ -56,10 +89,7 @@ export function estimateTextTokens(text: string): number {
     const kind = kindOf(text.charCodeAt(i));
     let j = i + 1;
     while (j < n && kindOf(text.charCodeAt(j)) === kind) j++;
-    const run = j - i;
-    if (kind === Kind.Space) tokens += run > 1 ? 1 : 0;
-    else if (kind === Kind.Newline) tokens += 1;
-    else tokens += Math.ceil(run / PER_TOKEN[kind]);
+    tokens += runTokens(kind, text, i, j);
     i = j;
   }
   return tokens;
