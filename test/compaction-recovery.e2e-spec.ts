@@ -160,7 +160,8 @@ describe('compaction recovery', () => {
     const entry = await agent.settled(markerSeq, 30_000);
     expect(entry.status).toBe('completed');
     const outbox = await owner.query(`SELECT dispatched_at FROM outbox WHERE job_name = 'compact' AND payload->>'sessionId' = $1`, [agent.sessionId]);
-    for (const row of outbox.rows) expect(row.dispatched_at).not.toBeNull();
+    // The job went out (a joining batch's second row of the same job may still wait for the sweeper: BullMQ dedups it by id).
+    expect(outbox.rows.some((row) => row.dispatched_at !== null)).toBe(true);
     expect(await completions(agent.sessionId)).toHaveLength(1);
     await agent.expectValidForProviders();
   });

@@ -98,13 +98,18 @@ describe('the OpenAPI document', () => {
 
   it('makes the contract check refuse what the document does not declare', () => {
     const contract = new Contract(served);
+    const typed = (contentType: string | null, more: Record<string, string> = {}) => new Headers({ ...(contentType ? { 'content-type': contentType } : {}), ...more });
     const problem = JSON.stringify({ type: 'https://session-store.dev/problems/session_not_found', title: 'Not Found', status: 404, code: 'session_not_found', detail: 'gone' });
-    expect(() => contract.check('GET', '/v1/sessions/s1', 404, 'application/problem+json', problem)).not.toThrow();
-    expect(() => contract.check('GET', '/v1/sessions/s1', 418, 'application/problem+json', problem)).toThrow(/is not declared/);
-    expect(() => contract.check('GET', '/v1/sessions/s1', 200, 'application/json', '{"id":1}')).toThrow(/does not match the document/);
-    expect(() => contract.check('GET', '/v1/sessions/s1/export', 200, 'text/html', '<html>')).toThrow(/answered text\/html/);
-    expect(() => contract.check('GET', '/v1/nowhere', 200, 'application/json', '{}')).toThrow(/matches no documented operation/);
-    expect(() => contract.check('DELETE', '/v1/sessions/s1', 204, null, '')).not.toThrow();
+    expect(() => contract.check('GET', '/v1/sessions/s1', 404, typed('application/problem+json'), problem)).not.toThrow();
+    expect(() => contract.check('GET', '/v1/sessions/s1', 418, typed('application/problem+json'), problem)).toThrow(/is not declared/);
+    // A problem whose own status disagrees with the answer's.
+    expect(() => contract.check('GET', '/v1/sessions/s1', 400, typed('application/problem+json'), problem)).toThrow(/problem whose status says 404/);
+    expect(() => contract.check('GET', '/v1/sessions/s1', 200, typed('application/json'), '{"id":1}')).toThrow(/does not match the document/);
+    expect(() => contract.check('GET', '/v1/sessions/s1/export', 200, typed('text/html'), '<html>')).toThrow(/answered text\/html/);
+    expect(() => contract.check('GET', '/v1/nowhere', 200, typed('application/json'), '{}')).toThrow(/matches no documented operation/);
+    expect(() => contract.check('DELETE', '/v1/sessions/s1', 204, typed(null), '')).not.toThrow();
+    // A 201 without the Location it declares as required.
+    expect(() => contract.check('POST', '/v1/sessions/s1/pins', 201, typed('application/json'), '{}')).toThrow(/header Location as required; it is missing/);
   });
 
   it('sends a Location on every 201 and 202 that leads to what was created or queued', async () => {

@@ -14,6 +14,7 @@ interface MediaTypeObject {
 }
 interface ResponseObject {
   content?: Record<string, MediaTypeObject>;
+  headers?: Record<string, { required?: boolean }>;
 }
 interface OperationObject {
   responses: Record<string, ResponseObject>;
@@ -55,7 +56,8 @@ export class Contract {
   }
 
   /** Throws, naming the operation and what differs, when the answer is not one the document declares. */
-  check(method: string, url: string, status: number, contentType: string | null, text: string): void {
+  check(method: string, url: string, status: number, headers: Headers, text: string): void {
+    const contentType = headers.get('content-type');
     const path = new URL(url, 'http://contract').pathname;
     if (UNDOCUMENTED.some((pattern) => pattern.test(path))) return;
     const verb = method.toLowerCase();
@@ -73,7 +75,11 @@ export class Contract {
     if (key === undefined) {
       throw new Error(`contract: ${where} is not declared (declared: ${Object.keys(operation.responses).join(', ')}); body: ${text.slice(0, 300)}`);
     }
-    const content = operation.responses[key].content;
+    const declared = operation.responses[key];
+    for (const [name, header] of Object.entries(declared.headers ?? {})) {
+      if (header.required && !headers.has(name)) throw new Error(`contract: ${where} declares the header ${name} as required; it is missing`);
+    }
+    const content = declared.content;
     if (!content) {
       if (text !== '') throw new Error(`contract: ${where} declares no body, got ${text.slice(0, 200)}`);
       return;
@@ -82,7 +88,12 @@ export class Contract {
     // Streams, JSON Lines, bytes and metrics text are declared as such; their bodies are not JSON documents.
     if (!isJson(mediaType)) return;
     const pointer = ['#', 'paths', template, verb, 'responses', key, 'content', mediaType, 'schema'].map((t, i) => (i === 0 ? t : escapePointer(t))).join('/');
-    this.validate(pointer, this.parse(text, where), where);
+    const body = this.parse(text, where);
+    this.validate(pointer, body, where);
+    // A problem's own status is the HTTP status (RFC 9457).
+    if (mediaType === 'application/problem+json' && (body as { status?: unknown }).status !== status) {
+      throw new Error(`contract: ${where} is a problem whose status says ${String((body as { status?: unknown }).status)}`);
+    }
   }
 
   private operation(verb: string, path: string): { template: string; operation: OperationObject } | undefined {
