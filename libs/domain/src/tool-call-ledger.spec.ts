@@ -1,5 +1,5 @@
 import { NewEvent, Part, Role } from './events';
-import { applyToolCallLedger, KnownToolCall, referencedCallIds } from './tool-call-ledger';
+import { applyToolCallLedger, hasToolResults, KnownToolCall, referencedCallIds } from './tool-call-ledger';
 import { errorOf } from './testing/expect-domain-error';
 
 let n = 0;
@@ -11,6 +11,13 @@ const call = (callId: string, name = 'read_file'): Part => ({ type: 'tool_call',
 const result = (callId: string, name = ''): Part => ({ type: 'tool_result', callId, name, output: 'ok' });
 const text = (t: string): Part => ({ type: 'text', text: t });
 const step: NewEvent = { id: 'step', type: 'step.finished', data: { usage: { input_tokens: 1, output_tokens: 1 } } };
+
+describe('hasToolResults', () => {
+  it('is true only for a batch with a tool result, not for calls alone', () => {
+    expect(hasToolResults([message('user', text('go')), message('assistant', call('c1')), step])).toBe(false);
+    expect(hasToolResults([message('assistant', call('c1')), message('tool', result('c1'))])).toBe(true);
+  });
+});
 
 describe('referencedCallIds', () => {
   it('lists each call id mentioned by calls or results once, ignoring other events and parts', () => {

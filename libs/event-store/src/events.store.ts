@@ -76,9 +76,7 @@ export type EventIdLookup = 'log' | 'inherited';
 export async function lockSessionForAppend(
   tx: Tx,
   sessionId: string,
-  eventIds?: string[],
-  lookup: EventIdLookup = 'log',
-  withConfigs = false,
+  { eventIds, lookup = 'log', withConfigs = false }: { eventIds?: string[]; lookup?: EventIdLookup; withConfigs?: boolean } = {},
 ): Promise<LockedSession | undefined> {
   const [row] = await tx.query(
     withConfigs

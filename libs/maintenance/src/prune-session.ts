@@ -113,7 +113,7 @@ export class PruneSession {
 
   private async commit(tenantId: string, sessionId: string, llm: LlmDigest, lastRound: boolean): Promise<PruneReport | null | typeof REPLAN> {
     return this.db.tenantTx(tenantId, async (tx) => {
-      const locked = await lockSessionForAppend(tx, sessionId, []);
+      const locked = await lockSessionForAppend(tx, sessionId, { eventIds: [] });
       if (!locked) return null;
       // Read after the lock: the fresh log, with every concurrent append and run committed.
       const read = (await readWindow(tx, sessionId))!;

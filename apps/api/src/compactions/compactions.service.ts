@@ -129,7 +129,7 @@ export class CompactionsService {
     const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/compactions`, dto);
     const accepted = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
-        const locked = await lockSessionForAppend(tx, sessionId, []);
+        const locked = await lockSessionForAppend(tx, sessionId, { eventIds: [] });
         if (!locked) throw sessionNotFound(sessionId);
         if (locked.archived) throw sessionArchived(sessionId);
         const read = (await readWindow(tx, sessionId))!;

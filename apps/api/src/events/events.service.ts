@@ -2,7 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig, TenantQuotas } from '@app/config';
 import { Database, ReadDatabase, Tx } from '@app/database';
-import { AppendBatch, applyToolCallLedger, classifyAppendRetry, DomainError, eventTokens, NewEvent, parseAppendBatch, referencedCallIds, versionConflict } from '@app/domain';
+import {
+  AppendBatch,
+  applyToolCallLedger,
+  classifyAppendRetry,
+  DomainError,
+  eventTokens,
+  hasToolResults,
+  parseAppendBatch,
+  referencedCallIds,
+  versionConflict,
+} from '@app/domain';
 import {
   findSession,
   findToolCalls,
@@ -33,9 +43,6 @@ export interface AppendRequest {
   /** A use case's own rule, run under the session lock before anything is written; it throws to refuse the batch. */
   check?: (tx: Tx) => Promise<void>;
 }
-
-const carriesToolResults = (events: readonly NewEvent[]) =>
-  events.some((e) => e.type === 'message.added' && e.data.message.parts.some((part) => part.type === 'tool_result'));
 
 /** What the first, optimistic attempt answers when the batch may be a retry of a committed one. */
 const ANSWERS_OF_A_RETRY = new Set(['version_conflict', 'duplicate_tool_call_id', 'duplicate_tool_result']);
@@ -108,7 +115,11 @@ export class EventsService {
         const ids = batch.events.map((e) => e.id);
         // Even the optimistic attempt looks ids up among a fork's inherited events: no unique index spans them.
         // A batch with tool results needs the session's settings (the tool-output view): read with the lock, not after it.
-        const locked = await lockSessionForAppend(tx, sessionId, ids, options.lookupIds ? 'log' : 'inherited', carriesToolResults(batch.events));
+        const locked = await lockSessionForAppend(tx, sessionId, {
+          eventIds: ids,
+          lookup: options.lookupIds ? 'log' : 'inherited',
+          withConfigs: hasToolResults(batch.events),
+        });
         if (!locked) throw sessionNotFound(sessionId);
         const hashById = new Map(ids.map((id, i) => [id, hashes[i]]));
         const retry = classifyAppendRetry(

@@ -145,7 +145,7 @@ export class SessionsService {
    * session.config_changed.
    */
   private async changeConfig(tx: Tx, sessionId: string, patch: Record<string, unknown>): Promise<void> {
-    const locked = await lockSessionForAppend(tx, sessionId, undefined, 'log', true);
+    const locked = await lockSessionForAppend(tx, sessionId, { withConfigs: true });
     const configs = locked?.configs;
     if (!locked || !configs) throw sessionNotFound(sessionId);
     if (locked.archived) throw sessionArchived(sessionId);

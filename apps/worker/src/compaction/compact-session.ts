@@ -150,7 +150,7 @@ export class CompactSession {
     decide: (latestCompletedMarkerSeq: number | null) => NewEvent[],
   ): Promise<boolean> {
     const headSeq = await this.db.tenantTx(tenantId, async (tx) => {
-      const locked = await lockSessionForAppend(tx, sessionId, closingIds(markerSeq));
+      const locked = await lockSessionForAppend(tx, sessionId, { eventIds: closingIds(markerSeq) });
       if (!locked) return null;
       await clearCompactionRunning(tx, sessionId, markerSeq);
       if (locked.existing.length > 0) return null;

@@ -2,6 +2,7 @@ import { Message, Part } from '../events';
 import { tokenizerFor } from './resolve-model';
 import { TokenizerFamily } from './model-registry';
 import { estimateTextTokens } from './text-token-estimate';
+import { countTokens } from './tokenizer';
 
 /** What an image or a file costs in an estimate, whatever its size (the providers bill media apart from text). */
 export const MEDIA_TOKENS = 1_200;
@@ -43,9 +44,6 @@ export function estimateMessageTokens(message: Message, model: string): number {
 export function estimateMessageTokensAs(message: Message, family: TokenizerFamily): number {
   const texts = message.parts.flatMap(partTexts);
   const media = message.parts.reduce((count, part) => count + mediaCount(part), 0);
-  const textTokens =
-    family === 'approx'
-      ? Math.ceil(texts.reduce((chars, text) => chars + text.length, 0) / 4)
-      : texts.reduce((tokens, text) => tokens + estimateTextTokens(text), 0);
+  const textTokens = family === 'approx' ? countTokens(texts, 'approx') : texts.reduce((tokens, text) => tokens + estimateTextTokens(text), 0);
   return textTokens + media * MEDIA_TOKENS;
 }
