@@ -35,6 +35,12 @@ function statementName(sql: string): string {
   return name;
 }
 
+/** BEGIN with app.tenant_id set transaction-locally, in one message; the id is inlined, so it must be a checked UUID. */
+function tenantBegin(tenantId: string): string {
+  if (!UUID.test(tenantId)) throw new Error('a tenant transaction needs a UUID tenant id');
+  return `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`;
+}
+
 function txOf(client: PoolClient): Tx {
   return {
     query: async (sql, params) => (await client.query({ name: statementName(sql), text: sql, values: (params ?? []) as unknown[] })).rows,
@@ -121,6 +127,8 @@ export class Database {
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       // Detects a peer that vanished without closing the socket (host crash, cut network).
       keepAlive: true,
+      // Statements are sent without waiting for the previous answer (BEGIN with the first statement; see transaction()).
+      pipeline: true,
     });
     // An idle client that loses its server must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
@@ -136,42 +144,77 @@ export class Database {
   }
 
   async tenantTx<T>(tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-    // The tenant id is inlined so BEGIN and set_config share one round trip; it is a checked UUID.
-    if (!UUID.test(tenantId)) throw new Error('tenantTx needs a UUID tenant id');
+    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId), work, 'await'));
+  }
+
+  /**
+   * A transaction that only reads: its answer is final once `work` returns,
+   * so the caller gets it without waiting for COMMIT's round trip (the
+   * connection goes back to the pool when COMMIT completes).
+   */
+  async tenantRead<T>(tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId), work, 'background'));
+  }
+
+  /** A transaction with no tenant set: every tenant table reads as empty. */
+  async systemTx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN', work, 'await');
+  }
+
+  private async withTenantSlot<T>(tenantId: string, run: () => Promise<T>): Promise<T> {
     const slots = this.tenantSlots;
     await slots?.acquire(tenantId);
     try {
-      return await this.transaction(`BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`, work);
+      return await run();
     } finally {
       slots?.release(tenantId);
     }
   }
 
-  /** A transaction with no tenant set: every tenant table reads as empty. */
-  async systemTx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.transaction('BEGIN', work);
-  }
-
   /**
-   * Runs `work` in a transaction. A lost connection surfaces as
+   * Runs `work` in a transaction. The connection pipelines: BEGIN goes out
+   * with the work's first statement instead of a round trip ahead of it (a
+   * failed BEGIN fails every statement queued behind it, so nothing runs
+   * outside the transaction). A lost connection surfaces as
    * DatabaseUnavailableError and the connection is destroyed, never returned
-   * to the pool. When the loss shows at BEGIN, nothing ran yet: that is a
+   * to the pool. When the loss shows at BEGIN, nothing was written: that is a
    * pooled connection the server closed while it sat idle (after a restart
    * the pool holds several), so the transaction starts over on another one.
+   * With `commit: 'background'` (reads), the result is returned while COMMIT
+   * is in flight.
    */
-  private async transaction<T>(begin: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  private async transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, commit: 'await' | 'background'): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
-      let began = false;
-      let broken = false;
+      // Settles to the error BEGIN met, if any; awaited on every path, so never an unhandled rejection.
+      const begun = client.query(begin).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error('BEGIN failed'),
+      );
+      let released = false;
+      const release = (broken: boolean) => {
+        if (!released) client.release(broken);
+        released = true;
+      };
       try {
-        await client.query(begin);
-        began = true;
         const result = await work(txOf(client));
-        await client.query('COMMIT');
+        const beginError = await begun;
+        if (beginError) throw beginError;
+        const committed = client.query('COMMIT');
+        if (commit === 'await') {
+          await committed;
+        } else {
+          released = true;
+          // A read's COMMIT cannot lose it anything; a connection that failed it is not reused.
+          committed.then(
+            () => client.release(),
+            () => client.release(true),
+          );
+        }
         return result;
       } catch (error) {
-        broken = isConnectionLoss(error);
+        const beginError = await begun;
+        let broken = isConnectionLoss(error) || isConnectionLoss(beginError);
         if (!broken) {
           try {
             await client.query('ROLLBACK');
@@ -179,10 +222,11 @@ export class Database {
             broken = true;
           }
         }
-        if (broken && !began && attempt < BEGIN_ATTEMPTS) continue;
+        release(broken);
+        if (broken && beginError !== undefined && attempt < BEGIN_ATTEMPTS) continue;
         throw isConnectionLoss(error) ? new DatabaseUnavailableError(error) : error;
       } finally {
-        client.release(broken);
+        release(false);
       }
     }
   }

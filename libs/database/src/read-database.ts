@@ -18,13 +18,13 @@ export class ReadDatabase {
   async tenantRead<T>(tenantId: string, work: (tx: Tx) => Promise<T>, fresh: (result: T) => boolean): Promise<T> {
     if (this.replica) {
       try {
-        const result = await this.replica.tenantTx(tenantId, work);
+        const result = await this.replica.tenantRead(tenantId, work);
         if (fresh(result)) return result;
       } catch (error) {
         if (!(error instanceof DatabaseUnavailableError)) throw error;
       }
     }
-    return this.primary.tenantTx(tenantId, work);
+    return this.primary.tenantRead(tenantId, work);
   }
 
   async close(): Promise<void> {

@@ -208,6 +208,61 @@ export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, li
   return rows.map(toStored);
 }
 
+/** An event of a log page with its data as PostgreSQL's JSON text: passed through to a response without a parse and a stringify. */
+export interface EventTextRow {
+  seq: number;
+  id: string;
+  type: string;
+  /** jsonb's text form of `data`. */
+  dataJson: string;
+  createdAt: Date;
+  origin: EventOrigin | undefined;
+}
+
+/**
+ * One page of the raw log after `afterSeq` with the session's head, in one
+ * statement (the session row and its log in one snapshot): undefined when
+ * the session does not exist. With `types`, only events of those types, as
+ * readEvents.
+ */
+export async function readEventPage(
+  tx: Tx,
+  sessionId: string,
+  afterSeq: number,
+  limit: number,
+  types?: readonly string[],
+): Promise<{ headSeq: number; events: EventTextRow[] } | undefined> {
+  const filter = types ? 'seq > $2 AND type = ANY($4::text[])' : 'seq > $2';
+  const rows = await tx.query(
+    `SELECT s.head_seq, e.seq, e.event_id, e.type, e.data::text AS data_json, e.created_at, e.origin
+       FROM sessions s
+       LEFT JOIN LATERAL (
+         SELECT e.* FROM session_segments(s.lineage, s.session_id) g
+          CROSS JOIN LATERAL (
+            SELECT seq, event_id, type, data, created_at, nullif(g.origin, s.session_id) AS origin FROM session_events
+             WHERE tenant_id = current_tenant() AND session_id = g.source AND seq > g.after_seq AND seq <= g.through_seq AND ${filter}
+             ORDER BY seq LIMIT $3) e
+          ORDER BY e.seq LIMIT $3) e ON true
+      WHERE s.session_id = $1
+      ORDER BY e.seq`,
+    types ? [sessionId, afterSeq, limit, types] : [sessionId, afterSeq, limit],
+  );
+  if (rows.length === 0) return undefined;
+  return {
+    headSeq: rows[0].head_seq,
+    events: rows[0].seq === null
+      ? []
+      : rows.map((r) => ({
+          seq: r.seq,
+          id: r.event_id,
+          type: r.type,
+          dataJson: r.data_json,
+          createdAt: r.created_at,
+          origin: r.origin ? { sessionId: r.origin, seq: r.seq } : undefined,
+        })),
+  };
+}
+
 export interface KnownToolCallRow {
   callId: string;
   name: string;

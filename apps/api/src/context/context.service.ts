@@ -41,7 +41,7 @@ export class ContextService {
     const needed = Math.max(replica?.minSeq ?? 0, atSeq ?? 0);
     const read = replica
       ? await this.reads.tenantRead(tenantId, work, (r) => r !== undefined && r.session.headSeq >= needed)
-      : await this.db.tenantTx(tenantId, work);
+      : await this.db.tenantRead(tenantId, work);
     if (!read) throw sessionNotFound(sessionId);
     return { read, composed: composeSessionView(read.session, read, pending) };
   }

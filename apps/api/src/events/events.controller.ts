@@ -7,7 +7,7 @@ import { TENANT_KEY_SCHEME } from '../openapi/document';
 import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
 import { IDEMPOTENCY_KEY, JsonResponse, schemaRef } from '../openapi/responses';
 import { ReadEventsQuery } from './events.dto';
-import { EventsService } from './events.service';
+import { EventsService, pageJson } from './events.service';
 
 const APPEND_EXAMPLES = {
   userTurn: {
@@ -65,7 +65,9 @@ export class EventsController {
   @ApiOperation({ summary: 'Read the raw log, paged by seq' })
   @JsonResponse(200, 'EventPage', { description: 'A page of events in seq order' })
   @ProblemResponses(404)
-  read(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Query() query: ReadEventsQuery) {
-    return this.events.read(tenantId, sessionId, { afterSeq: query.afterSeq, limit: query.limit, minSeq: query.minSeq, types: query.types });
+  async read(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Query() query: ReadEventsQuery, @Res() res: Response) {
+    const page = await this.events.read(tenantId, sessionId, { afterSeq: query.afterSeq, limit: query.limit, minSeq: query.minSeq, types: query.types });
+    // Already JSON: the events' data as stored, not parsed and serialized again.
+    res.type('application/json').send(pageJson(page));
   }
 }

@@ -14,14 +14,14 @@ import {
   versionConflict,
 } from '@app/domain';
 import {
-  findSession,
   findToolCalls,
   insertEvents,
   isDuplicateEventId,
   lockSessionForAppend,
   OutboxRow,
   payloadHash,
-  readEvents,
+  EventTextRow,
+  readEventPage,
   recordToolCalls,
 } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
@@ -164,28 +164,40 @@ export class EventsService {
 
   /**
    * A page of the raw log (of `types` only, when given); on the read replica
-   * when one is configured and holds the session up to `minSeq`.
+   * when one is configured and holds the session up to `minSeq`. Each event
+   * comes as its JSON text, its data as PostgreSQL stores it: a page is
+   * never parsed and serialized again on its way out (pageJson).
    */
-  async read(tenantId: string, sessionId: string, { afterSeq = 0, limit = 100, minSeq = 0, types }: { afterSeq?: number; limit?: number; minSeq?: number; types?: readonly string[] }) {
+  async read(tenantId: string, sessionId: string, { afterSeq = 0, limit = 100, minSeq = 0, types }: { afterSeq?: number; limit?: number; minSeq?: number; types?: readonly string[] }): Promise<EventPage> {
     const pageSize = Math.min(limit, this.config.limits.maxPageSize);
-    const page = await this.reads.tenantRead(
+    const read = await this.reads.tenantRead(
       tenantId,
-      async (tx) => {
-        const session = await findSession(tx, sessionId);
-        if (!session) return undefined;
-        const events = await readEvents(tx, sessionId, afterSeq, pageSize, types);
-        const last = events.length > 0 ? events[events.length - 1].seq : afterSeq;
-        // A filtered page short of the limit is the last one.
-        const more = types ? events.length === pageSize : last < session.headSeq;
-        return {
-          headSeq: session.headSeq,
-          events: events.map((e) => ({ seq: e.seq, id: e.id, type: e.type, data: e.data, createdAt: e.createdAt.toISOString(), ...(e.origin ? { origin: e.origin } : {}) })),
-          nextAfterSeq: more ? last : null,
-        };
-      },
+      (tx) => readEventPage(tx, sessionId, afterSeq, pageSize, types),
       (p) => p !== undefined && p.headSeq >= minSeq,
     );
-    if (!page) throw sessionNotFound(sessionId);
-    return page;
+    if (!read) throw sessionNotFound(sessionId);
+    const { headSeq, events } = read;
+    const last = events.length > 0 ? events[events.length - 1].seq : afterSeq;
+    // A filtered page short of the limit is the last one.
+    const more = types ? events.length === pageSize : last < headSeq;
+    return { headSeq, events: events.map((e) => ({ seq: e.seq, type: e.type, json: eventJson(e) })), nextAfterSeq: more ? last : null };
   }
+}
+
+/** A page of the raw log, each event already JSON text. */
+export interface EventPage {
+  headSeq: number;
+  events: Array<{ seq: number; type: string; json: string }>;
+  nextAfterSeq: number | null;
+}
+
+/** The event as the API shows it (the EventPage schema's event), `data` spliced in as stored. */
+function eventJson(e: EventTextRow): string {
+  const origin = e.origin ? `,"origin":${JSON.stringify(e.origin)}` : '';
+  return `{"seq":${e.seq},"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"data":${e.dataJson},"createdAt":"${e.createdAt.toISOString()}"${origin}}`;
+}
+
+/** The response body of GET .../events. */
+export function pageJson(page: EventPage): string {
+  return `{"headSeq":${page.headSeq},"events":[${page.events.map((e) => e.json).join(',')}],"nextAfterSeq":${page.nextAfterSeq}}`;
 }
