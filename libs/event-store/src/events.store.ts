@@ -208,15 +208,15 @@ export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, li
   return rows.map(toStored);
 }
 
-/** An event of a log page with its data as PostgreSQL's JSON text: passed through to a response without a parse and a stringify. */
-export interface EventTextRow {
+/**
+ * An event of a log page as the API shows it (seq, id, type, data,
+ * createdAt, origin on inherited events), written as JSON text by
+ * PostgreSQL: `data` goes out as stored, never parsed and serialized again.
+ */
+export interface EventJsonRow {
   seq: number;
-  id: string;
   type: string;
-  /** jsonb's text form of `data`. */
-  dataJson: string;
-  createdAt: Date;
-  origin: EventOrigin | undefined;
+  json: string;
 }
 
 /**
@@ -231,10 +231,13 @@ export async function readEventPage(
   afterSeq: number,
   limit: number,
   types?: readonly string[],
-): Promise<{ headSeq: number; events: EventTextRow[] } | undefined> {
+): Promise<{ headSeq: number; events: EventJsonRow[] } | undefined> {
   const filter = types ? 'seq > $2 AND type = ANY($4::text[])' : 'seq > $2';
   const rows = await tx.query(
-    `SELECT s.head_seq, e.seq, e.event_id, e.type, e.data::text AS data_json, e.created_at, e.origin
+    `SELECT s.head_seq, e.seq, e.type,
+            '{"seq":' || e.seq || ',"id":' || to_json(e.event_id) || ',"type":' || to_json(e.type) || ',"data":' || e.data
+              || ',"createdAt":"' || to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'
+              || coalesce(',"origin":{"sessionId":' || to_json(e.origin) || ',"seq":' || e.seq || '}', '') || '}' AS json
        FROM sessions s
        LEFT JOIN LATERAL (
          SELECT e.* FROM session_segments(s.lineage, s.session_id) g
@@ -248,19 +251,7 @@ export async function readEventPage(
     types ? [sessionId, afterSeq, limit, types] : [sessionId, afterSeq, limit],
   );
   if (rows.length === 0) return undefined;
-  return {
-    headSeq: rows[0].head_seq,
-    events: rows[0].seq === null
-      ? []
-      : rows.map((r) => ({
-          seq: r.seq,
-          id: r.event_id,
-          type: r.type,
-          dataJson: r.data_json,
-          createdAt: r.created_at,
-          origin: r.origin ? { sessionId: r.origin, seq: r.seq } : undefined,
-        })),
-  };
+  return { headSeq: rows[0].head_seq, events: rows[0].seq === null ? [] : rows.map((r) => ({ seq: r.seq, type: r.type, json: r.json })) };
 }
 
 export interface KnownToolCallRow {

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ProviderEndpoint } from '@app/config';
 import { classifyProviderError, SummarizeOptions, Summarizer, SummaryRequest } from './summarizer';
 
@@ -11,25 +11,35 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
  */
 export class OpenAISummarizer implements Summarizer {
   readonly name = 'openai';
-  private readonly client: OpenAI;
+  private client?: Promise<OpenAI>;
 
-  constructor(endpoint: ProviderEndpoint, timeoutMs: number) {
-    // Everything explicit, so the SDK reads no environment variable of its own.
-    this.client = new OpenAI({
-      // Local OpenAI-compatible servers ignore the key, but the SDK wants one.
-      apiKey: endpoint.apiKey ?? 'unused',
-      baseURL: endpoint.baseUrl ?? OPENAI_BASE_URL,
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      timeout: timeoutMs,
-    });
+  constructor(
+    private readonly endpoint: ProviderEndpoint,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** The SDK is loaded on the first call, not at boot: it weighs ~10 MB in every process that never summarizes. */
+  private clientOf(): Promise<OpenAI> {
+    this.client ??= import('openai').then(
+      ({ default: OpenAI }) =>
+        // Everything explicit, so the SDK reads no environment variable of its own.
+        new OpenAI({
+          // Local OpenAI-compatible servers ignore the key, but the SDK wants one.
+          apiKey: this.endpoint.apiKey ?? 'unused',
+          baseURL: this.endpoint.baseUrl ?? OPENAI_BASE_URL,
+          organization: null,
+          project: null,
+          maxRetries: 0,
+          timeout: this.timeoutMs,
+        }),
+    );
+    return this.client;
   }
 
   async summarize(request: SummaryRequest, { model, signal }: SummarizeOptions): Promise<string> {
     const { system, messages, maxOutputTokens } = request.prompt;
     try {
-      const completion = await this.client.chat.completions.create(
+      const completion = await (await this.clientOf()).chat.completions.create(
         {
           model,
           messages: [...(system ? [{ role: 'system' as const, content: system }] : []), ...messages],

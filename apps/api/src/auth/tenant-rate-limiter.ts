@@ -8,6 +8,7 @@ import { DomainError } from '@app/domain';
 import { readTenantOverrides, readUsage, TenantOverrides } from '@app/event-store';
 import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 import { CacheInvalidation } from './cache-invalidation';
+import type { ParsedBodySize } from '../http/body-parsing';
 
 /** One tenant's effective limits and quotas: the configured defaults with the admin API's overrides. */
 export interface TenantPolicy {
@@ -104,9 +105,9 @@ export class TenantRateLimiter {
   }
 
   /** Charges one request and its body against the tenant's buckets; throws 429 when either is used up. */
-  async admit(tenantId: string, request: Request & { rawBody?: Buffer }, response: Response): Promise<void> {
+  async admit(tenantId: string, request: Request & ParsedBodySize, response: Response): Promise<void> {
     const { limits } = await this.policyOf(tenantId);
-    const bytes = request.rawBody?.length ?? Number(request.headers['content-length'] ?? 0);
+    const bytes = request.bodyBytes ?? Number(request.headers['content-length'] ?? 0);
     // Both buckets in one round trip; a request refused by the first gets its body's bytes back from the second.
     const [requests, body] = await Promise.all([
       limits.requestsPerSecond > 0 ? this.takeRequest(tenantId, limits.requestsPerSecond) : undefined,

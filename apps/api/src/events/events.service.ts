@@ -20,7 +20,7 @@ import {
   lockSessionForAppend,
   OutboxRow,
   payloadHash,
-  EventTextRow,
+  EventJsonRow,
   readEventPage,
   recordToolCalls,
 } from '@app/event-store';
@@ -165,8 +165,8 @@ export class EventsService {
   /**
    * A page of the raw log (of `types` only, when given); on the read replica
    * when one is configured and holds the session up to `minSeq`. Each event
-   * comes as its JSON text, its data as PostgreSQL stores it: a page is
-   * never parsed and serialized again on its way out (pageJson).
+   * comes as JSON text written by PostgreSQL: a page is never parsed and
+   * serialized again on its way out (pageJson).
    */
   async read(tenantId: string, sessionId: string, { afterSeq = 0, limit = 100, minSeq = 0, types }: { afterSeq?: number; limit?: number; minSeq?: number; types?: readonly string[] }): Promise<EventPage> {
     const pageSize = Math.min(limit, this.config.limits.maxPageSize);
@@ -180,21 +180,15 @@ export class EventsService {
     const last = events.length > 0 ? events[events.length - 1].seq : afterSeq;
     // A filtered page short of the limit is the last one.
     const more = types ? events.length === pageSize : last < headSeq;
-    return { headSeq, events: events.map((e) => ({ seq: e.seq, type: e.type, json: eventJson(e) })), nextAfterSeq: more ? last : null };
+    return { headSeq, events, nextAfterSeq: more ? last : null };
   }
 }
 
 /** A page of the raw log, each event already JSON text. */
 export interface EventPage {
   headSeq: number;
-  events: Array<{ seq: number; type: string; json: string }>;
+  events: EventJsonRow[];
   nextAfterSeq: number | null;
-}
-
-/** The event as the API shows it (the EventPage schema's event), `data` spliced in as stored. */
-function eventJson(e: EventTextRow): string {
-  const origin = e.origin ? `,"origin":${JSON.stringify(e.origin)}` : '';
-  return `{"seq":${e.seq},"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"data":${e.dataJson},"createdAt":"${e.createdAt.toISOString()}"${origin}}`;
 }
 
 /** The response body of GET .../events. */

@@ -5,6 +5,12 @@ import { assertSafeJson, invalid } from '@app/domain';
 import { AppConfig } from '@app/config';
 import { sendProblem, toProblem } from './problem';
 
+/** A parsed JSON body's raw bytes until the UTF-8 check, then only their count. */
+export interface ParsedBodySize {
+  rawBody?: Buffer;
+  bodyBytes?: number;
+}
+
 /**
  * JSON bodies: size limit applied after gzip/deflate inflation, then one
  * UTF-8 check and one iterative pass (depth, NUL, lone surrogates) before
@@ -13,11 +19,16 @@ import { sendProblem, toProblem } from './problem';
  */
 export function installBodyParsing(app: NestExpressApplication, config: AppConfig): void {
   app.useBodyParser('json', { limit: config.http.maxBodyBytes, inflate: true, strict: true });
-  app.use((req: Request & { rawBody?: Buffer }, _res: Response, next: NextFunction) => {
+  app.use((req: Request & ParsedBodySize, _res: Response, next: NextFunction) => {
     try {
       // The parser decodes invalid UTF-8 to U+FFFD, silently altering the text; the raw (inflated) bytes
       // are kept by the app's rawBody option so this can be refused instead.
-      if (req.rawBody !== undefined && !isUtf8(req.rawBody)) throw invalid('invalid_utf8', 'The request body is not valid UTF-8');
+      if (req.rawBody !== undefined) {
+        if (!isUtf8(req.rawBody)) throw invalid('invalid_utf8', 'The request body is not valid UTF-8');
+        // Only their count is needed from here on (the tenant's byte budget): a large body's copy is not held for the whole request.
+        req.bodyBytes = req.rawBody.length;
+        req.rawBody = undefined;
+      }
       if (req.body !== undefined) assertSafeJson(req.body, { maxDepth: config.http.maxJsonDepth });
       next();
     } catch (error) {

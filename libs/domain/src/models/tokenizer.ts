@@ -1,12 +1,20 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import type { TiktokenBPE } from 'js-tiktoken/lite';
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import { TokenizerFamily } from './model-registry';
 
 type Encoding = Exclude<TokenizerFamily, 'approx'>;
 
-const RANKS: Record<Encoding, TiktokenBPE> = { o200k_base: o200kBase, cl100k_base: cl100kBase };
+/*
+ * Required on first use, not imported: the rank tables hold ~10 MB of every
+ * process's memory, and only exact counts (pins, a system prompt) need them;
+ * the append path uses the estimate.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const RANKS: Record<Encoding, () => TiktokenBPE> = {
+  o200k_base: () => require('js-tiktoken/ranks/o200k_base'),
+  cl100k_base: () => require('js-tiktoken/ranks/cl100k_base'),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * js-tiktoken's byte-pair merge is quadratic in the length of one regex piece
@@ -28,7 +36,7 @@ const encoders = new Map<Encoding, Encoder>();
 function encoderFor(encoding: Encoding): Encoder {
   let encoder = encoders.get(encoding);
   if (!encoder) {
-    const ranks = RANKS[encoding];
+    const ranks = RANKS[encoding]();
     encoder = { tiktoken: new Tiktoken(ranks), pieces: new RegExp(ranks.pat_str, 'gu') };
     encoders.set(encoding, encoder);
   }
