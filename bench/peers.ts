@@ -32,6 +32,25 @@
  * message JSON), p50/p99, and the API's VmRSS sampled every 100 ms plus its
  * VmHWM (only when the API is spawned here, the default).
  *
+ * Then throughput, once (issue 13's "at least 5,000 events/s on 2 cores with
+ * 32 sessions appending concurrently"): 32 clients per side, each on its own
+ * session (raw: its own pg connection; the service: the keep-alive agent),
+ * appending back to back, THROUGHPUT.slices slices of THROUGHPUT.sliceSeconds
+ * per side and case (2 x 2.5 s), raw and service alternating within each
+ * case and slice, every client having made one untimed call first:
+ *
+ *   per message      the issue's turns, one INSERT / one POST per message;
+ *   per turn         one multi-row INSERT / one POST (5 events) per turn;
+ *   small events     a user text (userText), one INSERT / one POST each.
+ *
+ * The turns are THROUGHPUT.turns per client, seeded (a seed of its own for
+ * every client of every side and case) and built before timing; a client
+ * past them goes round again, raw with the same JSON, the service with its
+ * call ids and outputs marked by the lap (no repeated call id, nothing
+ * deduplicated). Events/s: the events appended over the slices' wall time,
+ * each slice ending with its last call; p50 / p99 per call; each session's
+ * head (raw: its row count) is checked against the events appended.
+ *
  * By default it creates a scratch database (DATABASE_URL names the server,
  * default postgres://postgres@127.0.0.1:5432/postgres), spawns the built API
  * on it with the tenant limits off (one tenant; its limits are not what is
@@ -96,6 +115,7 @@ const wholeReads = (turns: number) => Math.min(40, Math.max(5, Math.round(2_000 
 const LARGE = { bytes: 186 * 1024, warmup: 5, measured: 20 };
 const FLOOD = { clients: 64, bytes: 100 * 1024, seconds: 10, callsPerBatch: 100 };
 const RSS_SAMPLE_MS = 100;
+const THROUGHPUT = { clients: 32, slices: 2, sliceSeconds: 2.5, turns: 40 };
 
 if (!TURNS.every((t) => Number.isInteger(t) && t >= SLICES)) throw new Error(`BENCH_TURNS must be integers >= ${SLICES}, got ${process.env.BENCH_TURNS}`);
 if (EXTERNAL) requireLoopback('BENCH_URL', new URL(EXTERNAL));
@@ -508,6 +528,171 @@ async function largeResults(svc: Service, pg: Client, schema: string): Promise<L
   };
 }
 
+// ---------------------------------------------------------------- throughput
+
+const FLOW_CASES = ['message', 'turn', 'small'] as const;
+type FlowCase = (typeof FLOW_CASES)[number];
+
+/** One side of one case: its calls' latencies and the events they appended, over `seconds` of wall time. */
+interface Flow {
+  events: number;
+  seconds: number;
+  latencies: number[];
+}
+
+/** A client's next call: its latency (the request alone) and how many events it appended. */
+type Step = () => Promise<[ms: number, events: number]>;
+
+type Throughput = Record<FlowCase, { raw: Flow; service: Flow }>;
+
+/** Turn `t` of a client's prebuilt turns; past them, lap k >= 1 marks the call ids and outputs, so the service sees no repeat. */
+function serviceTurn(load: Workload, t: number): AgentEvent[] {
+  const turn = load.turns[t % load.turns.length];
+  const lap = Math.floor(t / load.turns.length);
+  if (lap === 0) return turn;
+  const part = (p: Record<string, unknown>): Record<string, unknown> => {
+    if (p.type === 'tool_call') return { ...p, callId: `${p.callId}_lap${lap}` };
+    if (p.type === 'tool_result') return { ...p, callId: `${p.callId}_lap${lap}`, output: `lap ${lap}\n${p.output}` };
+    return p;
+  };
+  return turn.map((e) => ({ ...e, data: { message: { ...e.data.message, parts: e.data.message.parts.map(part) } } }));
+}
+
+/** Every step, all at once, back to back until `seconds` have passed; the flow's time ends with the last call. */
+async function runFor(seconds: number, steps: Step[], into: Flow): Promise<void> {
+  const t0 = nowMs();
+  const deadline = t0 + seconds * 1000;
+  await Promise.all(
+    steps.map(async (step) => {
+      while (nowMs() < deadline) {
+        const [ms, events] = await step();
+        into.latencies.push(ms);
+        into.events += events;
+      }
+    }),
+  );
+  into.seconds += (nowMs() - t0) / 1000;
+}
+
+async function throughput(svc: Service, pg: Client, schema: string): Promise<Throughput> {
+  const { clients, turns } = THROUGHPUT;
+  const started = nowMs();
+  console.error(`throughput: building ${int(turns)} turns for each of ${4 * clients} clients ...`);
+  // A seed per client, side and case, apart from the repetitions' (turns * 1,000 + ...).
+  const loads = (base: number) => Array.from({ length: clients }, (_, c) => workload(turns, base + c));
+  const rawLoads = { message: loads(2_000_000_000), turn: loads(2_000_001_000) };
+  const serviceLoads = { message: loads(2_000_002_000), turn: loads(2_000_003_000) };
+
+  const table = `${schema}.throughput`;
+  await createRawTable(pg, table);
+  const conns = Array.from({ length: clients }, () => new Client({ connectionString: svc.dbUrl, application_name: 'bench-peers-raw' }));
+  try {
+    await Promise.all(conns.map((c) => c.connect()));
+    const raw = Object.fromEntries(FLOW_CASES.map((k) => [k, conns.map((conn, c) => new RawSession(conn, table, `throughput-${k}-${c}`))])) as Record<FlowCase, RawSession[]>;
+    const service = Object.fromEntries(
+      await Promise.all(FLOW_CASES.map(async (k) => [k, await Promise.all(Array.from({ length: clients }, () => ServiceSession.create(svc)))])),
+    ) as Record<FlowCase, ServiceSession[]>;
+    const appended = {
+      raw: Object.fromEntries(FLOW_CASES.map((k) => [k, new Array<number>(clients).fill(0)])) as Record<FlowCase, number[]>,
+      service: Object.fromEntries(FLOW_CASES.map((k) => [k, new Array<number>(clients).fill(0)])) as Record<FlowCase, number[]>,
+    };
+    const counted =
+      (into: number[], c: number, step: Step): Step =>
+      async () => {
+        const [ms, events] = await step();
+        into[c] += events;
+        return [ms, events];
+      };
+
+    // One step per client, side and case; each keeps its place in its workload across slices.
+    const steps: Record<FlowCase, { raw: Step[]; service: Step[] }> = {
+      message: {
+        raw: raw.message.map((s, c) => {
+          const { json } = rawLoads.message[c];
+          let i = 0; // message index over the turns, round and round
+          return counted(appended.raw.message, c, async () => {
+            const turn = json[Math.floor(i / 5) % json.length];
+            return [await s.insert([turn[i++ % 5]]), 1];
+          });
+        }),
+        service: service.message.map((s, c) => {
+          const load = serviceLoads.message[c];
+          let t = 0;
+          let m = 0;
+          let turn = serviceTurn(load, 0);
+          return counted(appended.service.message, c, async () => {
+            const event = turn[m++];
+            if (m === turn.length) [t, m, turn] = [t + 1, 0, serviceTurn(load, t + 1)];
+            return [await s.append([event]), 1];
+          });
+        }),
+      },
+      turn: {
+        raw: raw.turn.map((s, c) => {
+          const { json } = rawLoads.turn[c];
+          let t = 0;
+          return counted(appended.raw.turn, c, async () => {
+            const turn = json[t++ % json.length];
+            return [await s.insert(turn), turn.length];
+          });
+        }),
+        service: service.turn.map((s, c) => {
+          const load = serviceLoads.turn[c];
+          let t = 0;
+          return counted(appended.service.turn, c, async () => {
+            const turn = serviceTurn(load, t++);
+            return [await s.append(turn), turn.length];
+          });
+        }),
+      },
+      small: {
+        raw: raw.small.map((s, c) => {
+          let i = 0;
+          return counted(appended.raw.small, c, async () => [await s.insert([JSON.stringify(userText(c * 1_000_000 + i++))]), 1]);
+        }),
+        service: service.small.map((s, c) => {
+          let i = 0;
+          return counted(appended.service.small, c, async () => [await s.append([userText(c * 1_000_000 + i++)]), 1]);
+        }),
+      },
+    };
+
+    // Warm-up: one untimed call per client (new connections, first statements).
+    for (const k of FLOW_CASES) for (const side of ['raw', 'service'] as const) await Promise.all(steps[k][side].map((step) => step()));
+
+    const flow = (): Flow => ({ events: 0, seconds: 0, latencies: [] });
+    const result = Object.fromEntries(FLOW_CASES.map((k) => [k, { raw: flow(), service: flow() }])) as Throughput;
+    const { slices, sliceSeconds } = THROUGHPUT;
+    console.error(`throughput: ${clients} clients per side, ${slices} x ${sliceSeconds} s per side and case (${FLOW_CASES.join(', ')}) ...`);
+    for (let s = 0; s < slices; s++) {
+      for (const [k, name] of FLOW_CASES.entries()) {
+        const order = (s + k) % 2 === 0 ? (['raw', 'service'] as const) : (['service', 'raw'] as const);
+        for (const side of order) await runFor(sliceSeconds, steps[name][side], result[name][side]);
+      }
+    }
+
+    // Every session holds exactly what its client appended.
+    for (const k of FLOW_CASES) {
+      const heads = await Promise.all(service[k].map((s) => s.storedHead()));
+      heads.forEach((head, c) => {
+        if (head !== 1 + appended.service[k][c]) throw new Error(`session ${service[k][c].id}: head ${head}, expected ${1 + appended.service[k][c]}`);
+      });
+    }
+    const { rows } = await pg.query(`SELECT session_id, count(*)::int AS n FROM ${table} GROUP BY session_id`);
+    const counts = new Map<string, number>(rows.map((r) => [r.session_id, r.n]));
+    for (const k of FLOW_CASES) {
+      raw[k].forEach((s, c) => {
+        if ((counts.get(s.id) ?? 0) !== appended.raw[k][c]) throw new Error(`raw session ${s.id}: ${counts.get(s.id) ?? 0} rows, expected ${appended.raw[k][c]}`);
+      });
+    }
+    console.error(`throughput: done in ${f((nowMs() - started) / 1000, 1)} s`);
+    return result;
+  } finally {
+    await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
+    await pg.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+  }
+}
+
 // ---------------------------------------------------------------- report
 
 const f = (x: number, digits = 2) => x.toFixed(digits);
@@ -565,6 +750,26 @@ function reportLarge(large: Large): void {
   console.log(`\n${int(fl.appends)} appends of ${int(FLOOD.bytes / 1024)} KB in ${f(fl.seconds, 1)} s${fl.rssBefore === undefined ? '; API memory not read (BENCH_URL: not spawned here)' : `; VmRSS sampled every ${RSS_SAMPLE_MS} ms`}`);
 }
 
+function reportThroughput(tp: Throughput): void {
+  const { clients, slices, sliceSeconds } = THROUGHPUT;
+  const rate = (x: Flow) => x.events / x.seconds;
+  const rows: string[][] = [[`${clients} sessions appending concurrently, ${slices} x ${sliceSeconds} s per side`, 'raw pg', 'service', 'service / raw']];
+  const add = (label: string, k: FlowCase) => {
+    const { raw, service } = tp[k];
+    const [r, s] = [sampleStats(raw.latencies), sampleStats(service.latencies)];
+    rows.push(
+      [`${label}: events/s${k === 'turn' ? ' (target >= 5,000 events/s)' : ''}`, int(rate(raw)), int(rate(service)), ratio(rate(service), rate(raw))],
+      [`${label}: p50 / p99 per call (ms)`, `${ms(r.p50)} / ${ms(r.p99)}`, `${ms(s.p50)} / ${ms(s.p99)}`, `${ratio(s.p50, r.p50)} / ${ratio(s.p99, r.p99)}`],
+    );
+  };
+  add('turns, INSERT per message / POST per message', 'message');
+  add('turns, one INSERT per turn / one POST per turn (5 events)', 'turn');
+  add('single small events, one INSERT / one POST each', 'small');
+  printTable(rows);
+  const calls = (k: FlowCase) => `${int(tp[k].raw.latencies.length)} / ${int(tp[k].service.latencies.length)}`;
+  console.log(`\ncalls raw / service: per message ${calls('message')}, per turn ${calls('turn')}, small ${calls('small')}`);
+}
+
 // ---------------------------------------------------------------- main
 
 runBench(async () => {
@@ -595,6 +800,9 @@ runBench(async () => {
     const large = await largeResults(svc, pg, schema);
     console.log('');
     reportLarge(large);
+    const flows = await throughput(svc, pg, schema);
+    console.log('');
+    reportThroughput(flows);
     console.log('');
     console.log('context of a 200-message window after compaction at 1,000 / 10,000 / 100,000 events: see npm run bench:context');
     console.log("a 100 MB tool-output upload's RSS growth: see npm run bench:tool-output");

@@ -144,27 +144,32 @@ export function payloadHash(event: Pick<NewEvent, 'type' | 'data'>): Buffer {
 /**
  * Writes events at head+1.. and moves the head in one statement; a
  * compaction.completed among them moves the pivot the context read starts
- * from. Must run after lockSessionForAppend in the same transaction.
+ * from. Must run after lockSessionForAppend in the same transaction. With
+ * `headSeq` null the statement reads the head from the session row itself,
+ * so it can be sent before the lock's answer has come back (pipelined
+ * behind it). Returns the new head.
  */
 export async function insertEvents(
   tx: Tx,
   sessionId: string,
-  headSeq: number,
+  headSeq: number | null,
   events: ReadonlyArray<{ event: NewEvent; payloadHash: Buffer; tokens: number }>,
 ): Promise<number> {
-  const newHead = headSeq + events.length;
   const pivotIndex = events.map((e) => e.event.type).lastIndexOf('compaction.completed');
-  const pivot = pivotIndex < 0 ? null : { seq: headSeq + pivotIndex + 1, coveredThroughSeq: (events[pivotIndex].event.data as { coveredThroughSeq: number }).coveredThroughSeq };
-  await tx.query(
-    `WITH inserted AS (
+  const pivot = pivotIndex < 0 ? null : { offset: pivotIndex + 1, coveredThroughSeq: (events[pivotIndex].event.data as { coveredThroughSeq: number }).coveredThroughSeq };
+  const [moved] = await tx.query(
+    `WITH head AS (SELECT coalesce($2::bigint, (SELECT head_seq FROM sessions WHERE session_id = $1)) AS seq),
+     inserted AS (
        INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash)
-       SELECT current_tenant(), $1, $2::bigint + ord, id, type, data, tokens, hash
-         FROM ROWS FROM (unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::int[]), unnest($7::bytea[]))
+       SELECT current_tenant(), $1, head.seq + ord, id, type, data, tokens, hash
+         FROM head, ROWS FROM (unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::int[]), unnest($7::bytea[]))
               WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
+        WHERE head.seq IS NOT NULL
        RETURNING 1)
-     UPDATE sessions SET head_seq = $8, updated_at = clock_timestamp(),
-            pivot_seq = coalesce($10, pivot_seq), covered_through_seq = coalesce($11, covered_through_seq)
-      WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $9`,
+     UPDATE sessions SET head_seq = (SELECT seq FROM head) + $8, updated_at = clock_timestamp(),
+            pivot_seq = coalesce((SELECT seq FROM head) + $9, pivot_seq), covered_through_seq = coalesce($10, covered_through_seq)
+      WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $8
+     RETURNING head_seq`,
     [
       sessionId,
       headSeq,
@@ -174,13 +179,13 @@ export async function insertEvents(
       JSON.stringify(events.map((e) => e.event.data)),
       events.map((e) => e.tokens),
       events.map((e) => e.payloadHash),
-      newHead,
       events.length,
-      pivot?.seq ?? null,
+      pivot?.offset ?? null,
       pivot?.coveredThroughSeq ?? null,
     ],
   );
-  return newHead;
+  if (!moved) throw new Error(`session ${sessionId}: the events were not written at its head`);
+  return moved.head_seq;
 }
 
 export function toStored(row: Record<string, any>): LoggedEvent {

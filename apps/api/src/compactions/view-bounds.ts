@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RecentSessions } from '../sessions/recent-sessions';
 
 /** Sessions remembered per API process; the oldest entry goes first beyond it (about 100 bytes each). */
 const MAX_SESSIONS = 50_000;
@@ -24,20 +25,8 @@ export interface ViewBound {
  * meanwhile (boundAfterGrowth), so replicas need not share it.
  */
 @Injectable()
-export class ViewBounds {
-  private readonly bounds = new Map<string, ViewBound>();
-
-  get(tenantId: string, sessionId: string): ViewBound | undefined {
-    return this.bounds.get(keyOf(tenantId, sessionId));
-  }
-
-  set(tenantId: string, sessionId: string, bound: ViewBound): void {
-    const key = keyOf(tenantId, sessionId);
-    // Re-inserted, so Map order is the order of last use and the first key is the one to evict.
-    this.bounds.delete(key);
-    this.bounds.set(key, bound);
-    if (this.bounds.size > MAX_SESSIONS) this.bounds.delete(this.bounds.keys().next().value!);
+export class ViewBounds extends RecentSessions<ViewBound> {
+  constructor() {
+    super(MAX_SESSIONS);
   }
 }
-
-const keyOf = (tenantId: string, sessionId: string) => `${tenantId}\u0000${sessionId}`;

@@ -7,6 +7,7 @@ import {
   applyToolCallLedger,
   classifyAppendRetry,
   DomainError,
+  NewEvent,
   eventTokens,
   hasToolResults,
   parseAppendBatch,
@@ -34,6 +35,7 @@ import { sessionArchived, sessionNotFound } from '../sessions/session-view';
 import { Metrics } from '../metrics/metrics';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
 import { SessionHeads } from './events-stream.heads';
+import { RecentSessions } from '../sessions/recent-sessions';
 
 /** How a batch is appended besides its events. */
 export interface AppendRequest {
@@ -44,11 +46,20 @@ export interface AppendRequest {
   check?: (tx: Tx) => Promise<void>;
 }
 
+/** Sessions whose model (fixed for the life of a session row) an append may assume before its lock answers. */
+const REMEMBERED_MODELS = 50_000;
+
+/** A speculative insert rested on an assumption the lock's answer refuted: the attempt rolls back and runs again without it. */
+class SpeculationMissed extends Error {}
+
 /** What the first, optimistic attempt answers when the batch may be a retry of a committed one. */
 const ANSWERS_OF_A_RETRY = new Set(['version_conflict', 'duplicate_tool_call_id', 'duplicate_tool_result']);
 
 @Injectable()
 export class EventsService {
+  /** Each session's model as its last append's lock read it: the token estimate of a speculative insert. */
+  private readonly models = new RecentSessions<string>(REMEMBERED_MODELS);
+
   constructor(
     private readonly db: Database,
     private readonly reads: ReadDatabase,
@@ -61,6 +72,11 @@ export class EventsService {
     private readonly viewBounds: ViewBounds,
     private readonly heads: SessionHeads,
   ) {}
+
+  /** The stored rows of a batch: each event with its payload hash and token estimate. */
+  private rowsOf(events: readonly NewEvent[], hashes: readonly Buffer[], model: string) {
+    return events.map((event, i) => ({ event, payloadHash: hashes[i], tokens: eventTokens(event, model) }));
+  }
 
   /** Appends a client batch (POST .../events): the domain validates it strictly, then appendBatch. */
   async append(tenantId: string, sessionId: string, body: unknown, idempotencyKey?: string) {
@@ -82,16 +98,24 @@ export class EventsService {
    * head other than expectedSeq or an already issued tool call, as a retry
    * of a committed batch does, a second transaction looks the ids up and
    * answers replay, 422, 409 or 400.
+   *
+   * Pipelined: a batch without tool results or `check`, of a session whose
+   * model this process knows, is inserted right behind the lock, its seqs
+   * taken from the locked row in the statement itself; the lock's answer
+   * still decides, and a refusal rolls the insert back.
    */
   async appendBatch(tenantId: string, sessionId: string, batch: AppendBatch, request: AppendRequest) {
     const hashes = batch.events.map(payloadHash);
     const { quotas } = await this.tenantLimits.policyOf(tenantId);
-    const attempt = (lookupIds: boolean) => this.commitBatch(tenantId, sessionId, batch, hashes, { ...request, lookupIds, quotas });
-    const committed = await attempt(false).catch((error: unknown) => {
-      const retried = isDuplicateEventId(error) || (error instanceof DomainError && ANSWERS_OF_A_RETRY.has(error.code));
-      if (retried) return attempt(true);
-      throw error;
-    });
+    const attempt = (lookupIds: boolean, speculate: boolean) => this.commitBatch(tenantId, sessionId, batch, hashes, { ...request, lookupIds, speculate, quotas });
+    const optimistic = (speculate: boolean): ReturnType<typeof attempt> =>
+      attempt(false, speculate).catch((error: unknown) => {
+        if (error instanceof SpeculationMissed) return optimistic(false);
+        const retried = isDuplicateEventId(error) || (error instanceof DomainError && ANSWERS_OF_A_RETRY.has(error.code));
+        if (retried) return attempt(true, false);
+        throw error;
+      });
+    const committed = await optimistic(true);
     if (committed.result.status === 201) this.metrics.appendedEvents.inc(batch.events.length);
     if (committed.headSeq !== null) this.heads.publish({ tenantId, sessionId, headSeq: committed.headSeq });
     await this.relay.dispatchNow(this.db, committed.outbox);
@@ -104,7 +128,7 @@ export class EventsService {
     sessionId: string,
     batch: AppendBatch,
     hashes: Buffer[],
-    options: AppendRequest & { lookupIds: boolean; quotas: TenantQuotas },
+    options: AppendRequest & { lookupIds: boolean; speculate: boolean; quotas: TenantQuotas },
   ) {
     const outbox: OutboxRow[] = [];
     let pruneAfterSeq: number | null = null;
@@ -113,14 +137,29 @@ export class EventsService {
     const result = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, options.idempotencyKey, options.fingerprint, this.config.idempotency.ttlHours, async () => {
         const ids = batch.events.map((e) => e.id);
+        const withToolResults = hasToolResults(batch.events);
         // Even the optimistic attempt looks ids up among a fork's inherited events: no unique index spans them.
         // A batch with tool results needs the session's settings (the tool-output view): read with the lock, not after it.
-        const locked = await lockSessionForAppend(tx, sessionId, {
+        const locking = lockSessionForAppend(tx, sessionId, {
           eventIds: ids,
           lookup: options.lookupIds ? 'log' : 'inherited',
-          withConfigs: hasToolResults(batch.events),
+          withConfigs: withToolResults,
         });
+        const callIds = referencedCallIds(batch.events);
+        const knownCalls = callIds.length > 0 ? findToolCalls(tx, sessionId, callIds) : Promise.resolve([]);
+        // A batch whose rows do not depend on the lock's answer goes out right behind the lock: one round trip
+        // less. Every check below still runs before COMMIT, and a refusal rolls it back.
+        const model = options.speculate && !withToolResults && !options.check ? this.models.get(tenantId, sessionId) : undefined;
+        const speculated = model === undefined ? undefined : this.rowsOf(batch.events, hashes, model);
+        const inserting = speculated && insertEvents(tx, sessionId, null, speculated);
+        // Settled on every path: a refusal below leaves them unawaited.
+        void knownCalls.catch(() => undefined);
+        void inserting?.catch(() => undefined);
+        const locked = await locking;
         if (!locked) throw sessionNotFound(sessionId);
+        this.models.set(tenantId, sessionId, locked.model);
+        // Written on the wrong assumptions (another session under this id, an event id a fork inherited): roll back, go again.
+        if (speculated && (locked.model !== model || locked.existing.length > 0)) throw new SpeculationMissed();
         const hashById = new Map(ids.map((id, i) => [id, hashes[i]]));
         const retry = classifyAppendRetry(
           ids,
@@ -132,12 +171,16 @@ export class EventsService {
           throw versionConflict(batch.expectedSeq, locked.headSeq);
         }
         await options.check?.(tx);
-        const callIds = referencedCallIds(batch.events);
-        const ledger = applyToolCallLedger(batch.events, callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : []);
-        // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
-        const stored = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs);
-        const rows = stored.map((event, i) => ({ event, payloadHash: hashes[i], tokens: eventTokens(event, locked.model) }));
-        const headSeq = await insertEvents(tx, sessionId, locked.headSeq, rows);
+        const ledger = applyToolCallLedger(batch.events, await knownCalls);
+        let rows = speculated;
+        let headSeq: number;
+        if (inserting && rows) {
+          headSeq = await inserting;
+        } else {
+          // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
+          rows = this.rowsOf(await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs), hashes, locked.model);
+          headSeq = await insertEvents(tx, sessionId, locked.headSeq, rows);
+        }
         const seqOf = (index: number) => locked.headSeq + index + 1;
         await recordToolCalls(
           tx,
