@@ -15,6 +15,7 @@ import { PartitionedLog1765200000000 } from './1765200000000-partitioned-log';
 import { ReconcilerForks1765300000000 } from './1765300000000-reconciler-forks';
 import { UsageShardPerTransaction1765400000000 } from './1765400000000-usage-shard-per-transaction';
 import { EventDataLz41765500000000 } from './1765500000000-event-data-lz4';
+import { ToolOutputsStoredOnce1765600000000 } from './1765600000000-tool-outputs-stored-once';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   ReconcilerForks1765300000000,
   UsageShardPerTransaction1765400000000,
   EventDataLz41765500000000,
+  ToolOutputsStoredOnce1765600000000,
 ];

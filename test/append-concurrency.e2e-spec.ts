@@ -110,4 +110,24 @@ describe('concurrent appends to one session', () => {
     }
     expect(failures).toEqual([]);
   });
+
+  // An append of a session whose model this process remembers is inserted behind the lock before its answer
+  // (apps/api/src/events/events.service.ts): a model that changed under the same id must not price its events.
+  it('a session deleted and created again under its id with another model: its next append is estimated with the new model', async () => {
+    const text = 'Ünïcödé and 漢字 and a long identifier averyveryverylongidentifierwithoutanybreaks, priced differently per tokenizer';
+    const estimated = async (id: string) => (await client.request('GET', `/v1/sessions/${id}/context`, { key })).body.tokens.estimated;
+    const id = `model-swap-${Date.now()}`;
+    await client.createSession(key, { id, model: 'gpt-4.1' });
+    expect((await client.append(key, id, { events: [userMessage('first, so the model is remembered')] })).status).toBe(201);
+    expect((await client.request('DELETE', `/v1/sessions/${id}`, { key })).status).toBe(204);
+    await client.createSession(key, { id, model: 'claude-sonnet-5' });
+    expect((await client.append(key, id, { events: [userMessage(text)] })).status).toBe(201);
+    const fresh = await client.createSession(key, { model: 'claude-sonnet-5' });
+    expect((await client.append(key, fresh.id, { events: [userMessage(text)] })).status).toBe(201);
+    const onGpt = await client.createSession(key, { model: 'gpt-4.1' });
+    expect((await client.append(key, onGpt.id, { events: [userMessage(text)] })).status).toBe(201);
+    // The two tokenizers price this text differently, so the check can fail.
+    expect(await estimated(onGpt.id)).not.toBe(await estimated(fresh.id));
+    expect(await estimated(id)).toBe(await estimated(fresh.id));
+  });
 });

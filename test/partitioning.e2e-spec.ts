@@ -139,7 +139,12 @@ describe('partitioned log: the migration on a populated database', () => {
   });
 
   it('keeps every index, constraint, foreign key, policy, trigger and grant under its name', async () => {
-    for (const table of PARTITIONED) expect({ table, ...(await catalogNames(owner, table, columns[table])) }).toEqual({ table, ...namesBefore[table] });
+    // The service applies the later migrations too; these indexes they drop on purpose.
+    const droppedLater = new Set(['tool_output_contents_by_use']);
+    for (const table of PARTITIONED) {
+      const expected = { ...namesBefore[table], indexes: namesBefore[table].indexes.filter((name) => !droppedLater.has(name)) };
+      expect({ table, ...(await catalogNames(owner, table, columns[table])) }).toEqual({ table, ...expected });
+    }
   });
 
   it('keeps the usage counters, and the triggers keep counting', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Tx } from '@app/database';
 import { EventType, NewEvent, StoredEvent } from '@app/domain';
 import type { SessionConfigs } from './sessions.store';
+import { withStoredOutputJson, withStoredOutputs } from './stored-outputs.store';
 
 const EVENT_COLUMNS = 'seq, event_id, type, data, tokens, created_at';
 
@@ -210,7 +211,7 @@ export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, li
   const rows = types
     ? await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2 AND type = ANY($4::text[])', 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit, types])
     : await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2', 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit]);
-  return rows.map(toStored);
+  return withStoredOutputs(tx, rows.map(toStored));
 }
 
 /**
@@ -256,7 +257,7 @@ export async function readEventPage(
     types ? [sessionId, afterSeq, limit, types] : [sessionId, afterSeq, limit],
   );
   if (rows.length === 0) return undefined;
-  return { headSeq: rows[0].head_seq, events: rows[0].seq === null ? [] : rows.map((r) => ({ seq: r.seq, type: r.type, json: r.json })) };
+  return { headSeq: rows[0].head_seq, events: rows[0].seq === null ? [] : await withStoredOutputJson(tx, rows.map((r) => ({ seq: r.seq, type: r.type, json: r.json }))) };
 }
 
 export interface KnownToolCallRow {
@@ -379,7 +380,7 @@ export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Pro
     after = pivot?.data.coveredThroughSeq ?? 0;
   }
   const rows = await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2 AND seq <= $3')} ORDER BY e.seq`, [sessionId, after, upTo]);
-  const events = rows.map(toStored);
+  const events = await withStoredOutputs(tx, rows.map(toStored));
   if (upTo >= session.pivotSeq && session.pivotSeq > 0) {
     pivot = (events.find((e) => e.seq === session.pivotSeq) as StoredEvent<'compaction.completed'> | undefined) ?? null;
   }

@@ -8,3 +8,4 @@ export * from './usage.store';
 export * from './retention.store';
 export * from './forks.store';
 export * from './transfer.store';
+export * from './stored-outputs.store';

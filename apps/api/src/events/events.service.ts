@@ -35,6 +35,7 @@ import { sessionArchived, sessionNotFound } from '../sessions/session-view';
 import { Metrics } from '../metrics/metrics';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
 import { SessionHeads } from './events-stream.heads';
+import { storedEventOf } from '@app/domain/tool-output';
 import { RecentSessions } from '../sessions/recent-sessions';
 
 /** How a batch is appended besides its events. */
@@ -178,7 +179,9 @@ export class EventsService {
           headSeq = await inserting;
         } else {
           // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
-          rows = this.rowsOf(await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs), hashes, locked.model);
+          const written = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs);
+          // Tokens are the views'; each row keeps a view only where the tool-output store does not hold it (storedEventOf).
+          rows = this.rowsOf(written, hashes, locked.model).map((row, i) => ({ ...row, event: storedEventOf(row.event, batch.events[i]) }));
           headSeq = await insertEvents(tx, sessionId, locked.headSeq, rows);
         }
         const seqOf = (index: number) => locked.headSeq + index + 1;

@@ -83,3 +83,6 @@ export type { GrepTextOptions, ReadPage, ResultTextOptions } from './result-text
 export { DEFAULT_RESULT_MAX_BYTES, formatGrepResultText, formatReadResultText } from './result-text';
 
 export { countLines, decodeUtf8Head, decodeUtf8Tail, toDisplayText, utf8ByteLength } from './utf8';
+
+export type { OutputPiece, OutputSlice, StoredOutput, StoredToolResultPart } from './stored-output';
+export { restoreStoredOutputs, sliceTexts, storedEventOf, storedOutputOf, storedOutputSlices } from './stored-output';
