@@ -12,13 +12,14 @@ import { drainHttpApp } from './http/http-server';
 /*
  * V8 lets the old generation grow to 2-4x what survived the last full GC
  * before collecting again. Under 64 clients appending 100 KB results, whose
- * bodies outlive a few scavenges while they wait for the database, that was
- * ~170 MB of garbage on top of the live heap. 1.5x kept the peak ~150 MB
- * lower for ~0.3 ms more GC per append (docs/benchmarks.md, "Peers"). V8
- * reads this flag at each limit computation, so setting it here, before any
- * load, takes effect wherever the API is started.
+ * bodies outlive a few scavenges while they wait for the database, the API
+ * peaked at ~370 MiB. 2x keeps that peak near 260 MiB; 1.5x kept it lower
+ * still but made major collections frequent enough to add ~2 ms to a small
+ * read after large ones (docs/benchmarks.md, "Peers"). V8 reads this flag
+ * at each limit computation, so setting it here, before any load, takes
+ * effect wherever the API is started.
  */
-setFlagsFromString('--heap-growing-percent=50');
+setFlagsFromString('--heap-growing-percent=100');
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, format: config.logFormat, service: 'api' });

@@ -202,6 +202,13 @@ export function toStored(row: Record<string, any>): LoggedEvent {
 }
 
 /**
+ * A page of `$3` events after seq `$2`, bounded on both sides: seqs are gap-free (invariant 1), so the page is
+ * exactly that range. Without the upper bound the planner, expecting a handful of rows from the partitioned log,
+ * sorted everything after `$2` for each page instead of reading `$3` rows in index order.
+ */
+const PAGE_RANGE = 'seq > $2 AND seq <= $2::bigint + $3';
+
+/**
  * One page of the raw log after `afterSeq`, inherited events included (with
  * their origin), by the primary key; with `types`, only events of those
  * types (filtered along the range scan: the rare ones an inspector looks for
@@ -210,7 +217,7 @@ export function toStored(row: Record<string, any>): LoggedEvent {
 export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, limit: number, types?: readonly string[]): Promise<LoggedEvent[]> {
   const rows = types
     ? await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2 AND type = ANY($4::text[])', 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit, types])
-    : await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2', 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit]);
+    : await tx.query(`SELECT e.* FROM ${sessionLog(PAGE_RANGE, 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit]);
   return withStoredOutputs(tx, rows.map(toStored));
 }
 
@@ -238,7 +245,7 @@ export async function readEventPage(
   limit: number,
   types?: readonly string[],
 ): Promise<{ headSeq: number; events: EventJsonRow[] } | undefined> {
-  const filter = types ? 'seq > $2 AND type = ANY($4::text[])' : 'seq > $2';
+  const filter = types ? 'seq > $2 AND type = ANY($4::text[])' : PAGE_RANGE;
   const rows = await tx.query(
     `SELECT s.head_seq, e.seq, e.type,
             '{"seq":' || e.seq || ',"id":' || to_json(e.event_id) || ',"type":' || to_json(e.type) || ',"data":' || e.data
