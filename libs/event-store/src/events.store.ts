@@ -224,7 +224,8 @@ export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, li
 /**
  * An event of a log page as the API shows it (seq, id, type, data,
  * createdAt, origin on inherited events), written as JSON text by
- * PostgreSQL: `data` goes out as stored, never parsed and serialized again.
+ * PostgreSQL: `data` goes out as stored, unless a tool output is restored
+ * into it (withStoredOutputJson).
  */
 export interface EventJsonRow {
   seq: number;

@@ -173,17 +173,14 @@ export class EventsService {
         }
         await options.check?.(tx);
         const ledger = applyToolCallLedger(batch.events, await knownCalls);
-        let rows = speculated;
-        let headSeq: number;
-        if (inserting && rows) {
-          headSeq = await inserting;
-        } else {
-          // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
-          const written = await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs);
-          // Tokens are the views'; each row keeps a view only where the tool-output store does not hold it (storedEventOf).
-          rows = this.rowsOf(written, hashes, locked.model).map((row, i) => ({ ...row, event: storedEventOf(row.event, batch.events[i]) }));
-          headSeq = await insertEvents(tx, sessionId, locked.headSeq, rows);
-        }
+        // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
+        // Tokens are the views'; each row keeps a view only where the tool-output store does not hold it (storedEventOf).
+        const rows =
+          speculated ??
+          this.rowsOf(await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs), hashes, locked.model).map(
+            (row, i) => ({ ...row, event: storedEventOf(row.event, batch.events[i]) }),
+          );
+        const headSeq = await (inserting ?? insertEvents(tx, sessionId, locked.headSeq, rows));
         const seqOf = (index: number) => locked.headSeq + index + 1;
         await recordToolCalls(
           tx,
@@ -211,8 +208,8 @@ export class EventsService {
   /**
    * A page of the raw log (of `types` only, when given); on the read replica
    * when one is configured and holds the session up to `minSeq`. Each event
-   * comes as JSON text written by PostgreSQL: a page is never parsed and
-   * serialized again on its way out (pageJson).
+   * comes as JSON text written by PostgreSQL and goes out as it is (pageJson);
+   * only an event whose tool output is restored from the store is parsed.
    */
   async read(tenantId: string, sessionId: string, { afterSeq = 0, limit = 100, minSeq = 0, types }: { afterSeq?: number; limit?: number; minSeq?: number; types?: readonly string[] }): Promise<EventPage> {
     const pageSize = Math.min(limit, this.config.limits.maxPageSize);

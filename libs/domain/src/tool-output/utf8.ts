@@ -29,14 +29,14 @@ function codePointAt(text: string, index: number): [bytes: number, units: number
   return [3, 1];
 }
 
-/** All of `text[0, end)` is ASCII (one byte a unit): its native byte count equals its length. */
-const asciiUpTo = (text: string, end: number) => utf8ByteLength(end === text.length ? text : text.slice(0, end)) === end;
+/** All ASCII (one byte a unit): its native byte count equals its length. */
+const isAscii = (text: string) => utf8ByteLength(text) === text.length;
 
 /** End index of the longest prefix of `text` that fits in `maxBytes` UTF-8 bytes. */
 export function utf8PrefixEnd(text: string, maxBytes: number): number {
   // Tool output is mostly ASCII: one native count instead of a loop per code unit.
   const candidate = Math.min(text.length, Math.max(0, maxBytes));
-  if (asciiUpTo(text, candidate)) return candidate;
+  if (isAscii(text.slice(0, candidate))) return candidate;
   let bytes = 0;
   let index = 0;
   while (index < text.length) {
@@ -51,7 +51,7 @@ export function utf8PrefixEnd(text: string, maxBytes: number): number {
 /** Start index of the longest suffix of `text` that fits in `maxBytes` UTF-8 bytes. */
 export function utf8SuffixStart(text: string, maxBytes: number): number {
   const candidate = Math.max(0, text.length - Math.max(0, maxBytes));
-  if (utf8ByteLength(text.slice(candidate)) === text.length - candidate) return candidate;
+  if (isAscii(text.slice(candidate))) return candidate;
   let bytes = 0;
   let index = text.length;
   while (index > 0) {
