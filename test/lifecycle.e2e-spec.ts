@@ -4,7 +4,7 @@ import { createTestDatabase } from './support/database';
 import { ADMIN_TOKEN } from './support/env';
 import { LlmStub, startLlmStub } from './support/llm-stub';
 import { startRedis, stopRedis } from './support/redis-server';
-import { exited, freePort, ProcessHandle, startProcess, startService, TestService, waitFor } from './support/service';
+import { exited, freePort, logLines, ProcessHandle, startProcess, startService, TestService, waitFor } from './support/service';
 
 /**
  * How the processes start, stop and log, as an operator meets them: real
@@ -20,13 +20,6 @@ async function stopTimed(handle: ProcessHandle, signal: NodeJS.Signals = 'SIGTER
   handle.child.kill(signal);
   await exited(handle.child);
   return { code: handle.child.exitCode, ms: Date.now() - started };
-}
-
-function logLines(output: string): any[] {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line));
 }
 
 function userMessage(id: string, text: string) {

@@ -2,7 +2,7 @@ import { Client as PgClient } from 'pg';
 import { Client, HttpResult } from '../support/client';
 import { notExactlyOnce, startAppendLoad } from '../support/fault-load';
 import { PostgresCluster, startPostgresCluster } from '../support/postgres-cluster';
-import { startService, TestService } from '../support/service';
+import { logLines, startService, TestService } from '../support/service';
 
 /**
  * PostgreSQL failing under the service (issue 11): a private cluster the spec
@@ -73,8 +73,14 @@ describe('PostgreSQL faults', () => {
     await pause(700);
     await down();
     // Requests the outage meets: 503 with Retry-After, readiness down, liveness up.
-    expectUnavailable(await client.request('GET', `/v1/sessions/${sessions[0]}/context`, { key }));
+    expectUnavailable(await client.request('GET', `/v1/sessions/${sessions[0]}/context`, { key, headers: { 'x-request-id': `outage-${tag}` } }));
     expectUnavailable(await client.request('GET', `/v1/sessions/${sessions[0]}/events?afterSeq=0`, { key }));
+    // One warning line per request the outage meets, with the request's own fields.
+    expect(logLines(service.api.output()).find((l) => l.requestId === `outage-${tag}` && l.context === 'Problem')).toMatchObject({
+      level: 'warn',
+      tenantId: expect.any(String),
+      sessionId: sessions[0],
+    });
     expect(await readyz()).toBe(503);
     expect((await fetch(`${service.baseUrl}/healthz`)).status).toBe(200);
     await pause(700);

@@ -133,3 +133,11 @@ export async function startService(
 }
 
 export { waitFor };
+
+/** The JSON log lines of a process's output. */
+export function logLines(output: string): any[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+}

@@ -9,7 +9,7 @@ import { PinoNestLogger } from '@app/logging';
 import { ApiModule } from './api.module';
 import { installBodyParsing } from './http/body-parsing';
 import { TimedExpressAdapter } from './http/http-server';
-import { requestIdAndLog, runWithLogContext } from './http/request-logging';
+import { requestIdAndLog } from './http/request-logging';
 import { ProblemFilter } from './http/problem.filter';
 import { ClassBodyPipe } from './http/class-body.pipe';
 import { SessionIdPipe } from './http/session-id.pipe';
@@ -28,8 +28,7 @@ export async function createApiApp(config: AppConfig, logger: Logger): Promise<N
   app.set('etag', false);
   app.use(requestIdAndLog(logger));
   installBodyParsing(app, config);
-  app.use(runWithLogContext);
-  app.useGlobalFilters(new ProblemFilter());
+  app.useGlobalFilters(new ProblemFilter(logger));
   app.useGlobalPipes(
     new SessionIdPipe(),
     new ClassBodyPipe(),

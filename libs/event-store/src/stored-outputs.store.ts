@@ -3,6 +3,7 @@ import {
   DEFAULT_CHUNK_BYTES,
   OutputSlice,
   restoreStoredOutputs,
+  restoredEventJson,
   sliceTexts,
   storedOutputSlices,
 } from '@app/domain/tool-output';
@@ -12,13 +13,16 @@ import {
  * chunks (of at most DEFAULT_CHUNK_BYTES, so the probe is a range of the
  * primary key), cut to the slice in PostgreSQL and decoded there. Slices
  * start and end on code point boundaries, as chunks do. A slice with no
- * chunk (its ref gone) is left out, which the restore reports.
+ * chunk (its ref gone) is left out, which the restore reports. `escaped`:
+ * each text JSON-escaped by PostgreSQL (to_json, without the quotes), for
+ * splicing into JSON text.
  */
-async function readSlices(tx: Tx, slices: readonly OutputSlice[]): Promise<Array<{ slice: OutputSlice; text: string }>> {
+async function readSlices(tx: Tx, slices: readonly OutputSlice[], escaped = false): Promise<Array<{ slice: OutputSlice; text: string }>> {
+  const text = `convert_from(CASE WHEN w.hi IS NULL THEN c.data
+                              ELSE substring(c.data FROM (greatest(w.lo - c.byte_offset, 0) + 1)::int
+                                                    FOR (least(w.hi, c.byte_offset + c.byte_length) - greatest(w.lo, c.byte_offset))::int) END, 'UTF8')`;
   const rows: Array<{ i: string; byte_offset: string; text: string }> = await tx.query(
-    `SELECT w.i, c.byte_offset, convert_from(CASE WHEN w.hi IS NULL THEN c.data
-                                   ELSE substring(c.data FROM (greatest(w.lo - c.byte_offset, 0) + 1)::int
-                                                         FOR (least(w.hi, c.byte_offset + c.byte_length) - greatest(w.lo, c.byte_offset))::int) END, 'UTF8') AS text
+    `SELECT w.i, c.byte_offset, ${escaped ? `to_json(${text})::text` : text} AS text
        FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(ref_id, lo, hi, i)
        -- Laterals: one primary-key probe per ref and per slice, whatever the planner guesses of the unnest
        -- (joins became scans of the whole tool-output tables once a tenant held a few thousand outputs).
@@ -33,7 +37,7 @@ async function readSlices(tx: Tx, slices: readonly OutputSlice[]): Promise<Array
   const texts = new Map<number, Array<{ offset: number; text: string }>>();
   for (const row of rows) {
     const i = Number(row.i) - 1;
-    const piece = { offset: Number(row.byte_offset), text: row.text };
+    const piece = { offset: Number(row.byte_offset), text: escaped ? row.text.slice(1, -1) : row.text };
     const pieces = texts.get(i);
     if (pieces) pieces.push(piece);
     else texts.set(i, [piece]);
@@ -59,18 +63,18 @@ export async function withStoredOutputs<E extends { data: unknown }>(tx: Tx, eve
 
 /**
  * The same for events as JSON text (`{..., "data": ...}`): only an event
- * whose text names `outputFrom` is parsed, restored and serialized again.
+ * whose text names `outputFrom` is parsed; its outputs come JSON-escaped
+ * from PostgreSQL and are spliced in (restoredEventJson).
  */
 export async function withStoredOutputJson<E extends { json: string }>(tx: Tx, events: E[]): Promise<E[]> {
-  const parsed = new Map<number, { data: unknown }>();
-  events.forEach((e, i) => {
-    if (e.json.includes('"outputFrom"')) parsed.set(i, JSON.parse(e.json));
-  });
-  if (parsed.size === 0) return events;
-  const restored = await withStoredOutputs(tx, [...parsed.values()]);
-  const byIndex = new Map([...parsed].map(([index, event], k) => [index, restored[k].data === event.data ? undefined : restored[k]]));
-  return events.map((e, i) => {
-    const event = byIndex.get(i);
-    return event ? { ...e, json: JSON.stringify(event) } : e;
+  const parsed = new Map<E, { data: unknown }>();
+  for (const e of events) if (e.json.includes('"outputFrom"')) parsed.set(e, JSON.parse(e.json));
+  const slices = storedOutputSlices([...parsed.values()].map((p) => p.data));
+  if (slices.length === 0) return events;
+  const escaped = sliceTexts(await readSlices(tx, slices, true));
+  return events.map((e) => {
+    const event = parsed.get(e);
+    const json = event && restoredEventJson(event, escaped);
+    return json === undefined ? e : { ...e, json };
   });
 }

@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { DomainError } from '@app/domain';
-import { logContext } from '@app/logging';
+import { addRequestLogFields } from '../http/request-logging';
 import { ApiKeysService, Principal } from './api-keys.service';
 import { TenantRateLimiter } from './tenant-rate-limiter';
 
@@ -29,7 +29,7 @@ export class ApiKeyGuard implements CanActivate {
       throw new DomainError('forbidden', 'tenant_suspended', 'This tenant is suspended; its API keys are refused until an administrator reinstates it');
     }
     await this.rateLimiter.admit(request.principal.tenantId, request, context.switchToHttp().getResponse());
-    logContext.assign({ tenantId: request.principal.tenantId, sessionId: request.params?.sessionId as string | undefined });
+    addRequestLogFields(request, { tenantId: request.principal.tenantId, sessionId: request.params?.sessionId as string | undefined });
     return true;
   }
 }

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestj
 import type { Response } from 'express';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
 import { parseIdempotencyKey } from '../http/idempotency';
+import { sendJsonPieces } from '../http/json-pieces';
 import { TENANT_KEY_SCHEME } from '../openapi/document';
 import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
 import { IDEMPOTENCY_KEY, JsonResponse, schemaRef } from '../openapi/responses';
@@ -68,6 +69,6 @@ export class EventsController {
   async read(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Query() query: ReadEventsQuery, @Res() res: Response) {
     const page = await this.events.read(tenantId, sessionId, { afterSeq: query.afterSeq, limit: query.limit, minSeq: query.minSeq, types: query.types });
     // Already JSON: the events' data as stored, not parsed and serialized again.
-    res.type('application/json').send(pageJson(page));
+    sendJsonPieces(res, pageJson(page));
   }
 }

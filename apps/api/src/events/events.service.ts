@@ -234,7 +234,10 @@ export interface EventPage {
   nextAfterSeq: number | null;
 }
 
-/** The response body of GET .../events. */
-export function pageJson(page: EventPage): string {
-  return `{"headSeq":${page.headSeq},"events":[${page.events.map((e) => e.json).join(',')}],"nextAfterSeq":${page.nextAfterSeq}}`;
+/** The response body of GET .../events, in pieces (sendJsonPieces): each event's JSON as read. */
+export function pageJson(page: EventPage): string[] {
+  const pieces = [`{"headSeq":${page.headSeq},"events":[`];
+  page.events.forEach((e, i) => (i === 0 ? pieces.push(e.json) : pieces.push(',', e.json)));
+  pieces.push(`],"nextAfterSeq":${page.nextAfterSeq}}`);
+  return pieces;
 }

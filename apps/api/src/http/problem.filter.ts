@@ -1,17 +1,21 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
 import { sendProblem, toProblem } from './problem';
+import { requestLogFields } from './request-logging';
 
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
-  private readonly logger = new Logger('Problem');
+  constructor(private readonly logger: Logger) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
     const body = toProblem(error);
+    const fields = { ...requestLogFields(http.getRequest<Request>()), context: 'Problem' };
     // An outage is one line per request, not a stack trace each: the cause is known and the client retries.
-    if (body.code === 'database_unavailable') this.logger.warn(error instanceof Error ? error.message : String(error));
-    else if (body.status >= 500) this.logger.error(error instanceof Error ? error.stack : String(error));
+    if (body.code === 'database_unavailable') this.logger.warn(fields, error instanceof Error ? error.message : String(error));
+    else if (body.status >= 500) this.logger.error({ ...fields, stack: error instanceof Error ? error.stack : undefined }, error instanceof Error ? error.message : String(error));
     if (response.headersSent) return;
     sendProblem(response, body);
   }

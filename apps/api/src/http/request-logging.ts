@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { LogFields, logContext } from '@app/logging';
+import type { LogFields } from '@app/logging';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -46,9 +46,17 @@ export function requestIdAndLog(logger: Logger) {
 }
 
 /**
- * After body parsing (whose stream callbacks lose async context): the rest
- * of the request runs with its log fields, so any Logger call carries them.
+ * Adds fields to the request's log line (learned later, e.g. the tenant
+ * after authentication). The API passes a request's fields explicitly, not
+ * through AsyncLocalStorage: its promise hooks cost every request about a
+ * tenth of its CPU (docs/decisions.md, "Round trips, pass-through reads and
+ * memory").
  */
-export function runWithLogContext(req: LoggedRequest, _res: Response, next: NextFunction): void {
-  logContext.run(req.logFields ?? {}, next);
+export function addRequestLogFields(req: Request, fields: LogFields): void {
+  Object.assign((req as LoggedRequest).logFields ?? {}, fields);
+}
+
+/** The request's log fields (request id, tenant, session), for a line written about it elsewhere. */
+export function requestLogFields(req: Request): LogFields {
+  return (req as LoggedRequest).logFields ?? {};
 }

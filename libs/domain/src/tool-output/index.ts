@@ -85,4 +85,4 @@ export { DEFAULT_RESULT_MAX_BYTES, formatGrepResultText, formatReadResultText } 
 export { countLines, decodeUtf8Head, decodeUtf8Tail, toDisplayText, utf8ByteLength } from './utf8';
 
 export type { OutputPiece, OutputSlice, StoredOutput, StoredToolResultPart } from './stored-output';
-export { restoreStoredOutputs, sliceTexts, storedEventOf, storedOutputOf, storedOutputSlices } from './stored-output';
+export { restoreStoredOutputs, restoredEventJson, sliceTexts, storedEventOf, storedOutputOf, storedOutputSlices } from './stored-output';

@@ -4,6 +4,7 @@ import type { NewEvent } from '../events';
 import { buildInContextView, ToolOutputViewConfig } from './in-context-view';
 import {
   OutputSlice,
+  restoredEventJson,
   restoreStoredOutputs,
   sliceTexts,
   storedEventOf,
@@ -137,6 +138,29 @@ describe('restoring stored views', () => {
       ['name', 'type', 'callId', 'output', 'isError', 'outputRef', 'truncated'],
       ['name', 'type', 'callId', 'output', 'outputRef', 'truncated'],
     ]);
+  });
+
+  it('splices outputs escaped elsewhere into an event read as JSON, the same event as the object restore gives', () => {
+    // Every character JSON escapes, text that looks like a placeholder, non-ASCII and a 4-byte code point.
+    const nasty = `${logLines(2000)}\n"quoted" back\\slash \\u0000 \u0001\b\f\r\t tab é 漢字 😀 "\\u00000"\n${logLines(2000)}`;
+    const view = buildInContextView(nasty, 'out_nasty').view;
+    const outputs: Record<string, string> = { out_nasty: nasty, out_whole: 'whole "output"\n\\u00001' };
+    const written = toolMessage([
+      { type: 'tool_call', callId: 'c0', name: 'bash', input: { command: '\\u0000', output: '' } },
+      { type: 'tool_result', callId: 'c1', name: 'bash', output: view, outputRef: refOf('out_nasty'), truncated: true },
+      { type: 'tool_result', callId: 'c2', name: 'bash', output: outputs.out_whole, outputRef: refOf('out_whole'), truncated: false },
+    ]);
+    const sent = toolMessage([written.data.message.parts[0], { type: 'tool_result', callId: 'c1', output: nasty }, { type: 'tool_result', callId: 'c2', output: outputs.out_whole }]);
+    const event = JSON.parse(JSON.stringify({ seq: 3, id: 'e3', type: 'message.added', data: storedEventOf(written, sent).data, createdAt: '2026-11-27T00:00:00.000Z' }));
+    expect(JSON.stringify(event)).toContain('"outputFrom":[');
+
+    // What PostgreSQL's to_json gives: the text escaped, without its quotes.
+    const escaped = (slice: OutputSlice) => JSON.stringify(textOf(outputs[slice.refId])(slice)).slice(1, -1);
+    const json = restoredEventJson(event, escaped)!;
+    // Byte for byte what serializing the object restore gives, key order included.
+    expect(json).toBe(JSON.stringify({ ...event, data: restoreStoredOutputs(event.data, (slice) => textOf(outputs[slice.refId])(slice)) }));
+    expect(JSON.parse(json).data).toEqual(written.data);
+    expect(restoredEventJson({ data: { message: { role: 'user', parts: [{ type: 'text', text: '"outputFrom"' }] } } }, escaped)).toBeUndefined();
   });
 
   it('leaves data without stored views alone, and a missing slice is an error', () => {

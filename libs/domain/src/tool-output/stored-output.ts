@@ -149,26 +149,58 @@ function jsonbKeyOrder(entries: Array<[string, unknown]>): Array<[string, unknow
 }
 
 /**
- * The event's data with every stored view restored as `output`, from the
- * texts of `storedOutputSlices` (`text(slice)`), the part's keys in the
- * order a part stored with its view reads back in. Data without stored
- * views is returned as is.
+ * The event's data with every stored view replaced by `output(refId, from)`,
+ * the part's keys in the order a part stored with its view reads back in.
+ * Data without stored views is returned as is.
  */
-export function restoreStoredOutputs<D>(data: D, text: (slice: OutputSlice) => string): D {
+function withOutputs<D>(data: D, output: (refId: string, from: StoredOutput) => string): D {
   if (!hasStoredOutputs(data)) return data;
   const message = (data as { message: { parts: StoredPart[] } }).message;
   const parts = message.parts.map((part) => {
     if (part?.type !== 'tool_result' || part.outputFrom === undefined) return part;
-    const refId = part.outputRef!.id as string;
-    const from = part.outputFrom as StoredOutput;
-    const output =
-      from === true
-        ? text({ refId, start: 0, end: null })
-        : from.map((piece) => (typeof piece === 'string' ? piece : text({ refId, start: piece[0], end: piece[1] }))).join('');
-    const { outputFrom: _from, ...rest } = part;
-    return Object.fromEntries(jsonbKeyOrder([...Object.entries(rest), ['output', output]]));
+    const { outputFrom, ...rest } = part;
+    return Object.fromEntries(jsonbKeyOrder([...Object.entries(rest), ['output', output(part.outputRef!.id as string, outputFrom as StoredOutput)]]));
   });
   return { ...data, message: { ...message, parts } };
+}
+
+/** A view's text from its pieces: literals as `literal` gives them, slices of the stored output as `slice` does. */
+function viewText(refId: string, from: StoredOutput, literal: (text: string) => string, slice: (slice: OutputSlice) => string): string {
+  if (from === true) return slice({ refId, start: 0, end: null });
+  return from.map((piece) => (typeof piece === 'string' ? literal(piece) : slice({ refId, start: piece[0], end: piece[1] }))).join('');
+}
+
+/**
+ * The event's data with every stored view restored as `output`, from the
+ * texts of `storedOutputSlices` (`text(slice)`). Data without stored views
+ * is returned as is.
+ */
+export function restoreStoredOutputs<D>(data: D, text: (slice: OutputSlice) => string): D {
+  return withOutputs(data, (refId, from) => viewText(refId, from, (literal) => literal, text));
+}
+
+/** A JSON string's content: the text escaped as JSON.stringify does, without the quotes. */
+const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
+
+/**
+ * The same restore for an event read as JSON text, with `escaped(slice)` giving
+ * each slice's text already JSON-escaped (no quotes), as PostgreSQL's
+ * `to_json(text)` writes it: the output texts, most of a read's bytes, are
+ * spliced into the event's JSON instead of being escaped again here. Each
+ * output first goes in as a placeholder string, a NUL and its index; stored
+ * data never holds a NUL (jsonb refuses \u0000), so `"\u0000` in the
+ * serialized event is only ever a placeholder's start. `event` is the
+ * parsed JSON; undefined when it holds no stored view (its JSON stands).
+ */
+export function restoredEventJson(event: { data: unknown }, escaped: (slice: OutputSlice) => string): string | undefined {
+  if (!hasStoredOutputs(event.data)) return undefined;
+  const outputs: string[] = [];
+  const data = withOutputs(event.data, (refId, from) => `\u0000${outputs.push(viewText(refId, from, jsonEscaped, escaped)) - 1}`);
+  // Split on the placeholders (their indexes captured at odd positions) and concatenated, not joined:
+  // V8 keeps the output texts as they came instead of copying them into one new string.
+  return JSON.stringify({ ...event, data })
+    .split(/"\\u0000(\d+)"/)
+    .reduce((json, piece, k) => json + (k % 2 === 1 ? `"${outputs[Number(piece)]}"` : piece), '');
 }
 
 /** Looks the text of a slice up by `storedOutputSlices`' key; a slice that was not read is an integrity error. */
