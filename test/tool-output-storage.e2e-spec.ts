@@ -15,7 +15,7 @@ import { startService, TestService } from './support/service';
 const FORMATS = ['neutral', 'openai', 'openai-responses', 'anthropic', 'ai-sdk'] as const;
 const SESSION = 'stored-once';
 // Every kind of character JSON escapes (quotes, backslashes, tabs, control characters) and non-ASCII: the raw log
-// splices outputs as PostgreSQL escapes them into event JSON serialized here, and both must read back the same.
+// splices each output, escaped on its own, into its event's JSON, which must read back as the event written.
 const bigOutput = Array.from({ length: 3000 }, (_, i) => `2026-11-25T00:00:00Z INFO request ${i + 1} status=200 ünïcödé "q" C:\\tmp\t\u0001 ${'x'.repeat(i % 50)}`).join('\n');
 const toolTurn = (callId: string, output: string) => [
   { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId, name: 'bash', input: { command: 'cat big.log' } }] } } },

@@ -13,34 +13,28 @@ import {
  * chunks (of at most DEFAULT_CHUNK_BYTES, so the probe is a range of the
  * primary key), cut to the slice in PostgreSQL and decoded there. Slices
  * start and end on code point boundaries, as chunks do. A slice with no
- * chunk (its ref gone) is left out, which the restore reports. `escaped`:
- * each text JSON-escaped by PostgreSQL (to_json, without the quotes), for
- * splicing into JSON text.
+ * chunk (its ref gone) is left out, which the restore reports.
  */
-async function readSlices(tx: Tx, slices: readonly OutputSlice[], escaped = false): Promise<Array<{ slice: OutputSlice; text: string }>> {
-  const text = `convert_from(CASE WHEN w.hi IS NULL THEN c.data
-                              ELSE substring(c.data FROM (greatest(w.lo - c.byte_offset, 0) + 1)::int
-                                                    FOR (least(w.hi, c.byte_offset + c.byte_length) - greatest(w.lo, c.byte_offset))::int) END, 'UTF8')`;
+async function readSlices(tx: Tx, slices: readonly OutputSlice[]): Promise<Array<{ slice: OutputSlice; text: string }>> {
   const rows: Array<{ i: string; byte_offset: string; text: string }> = await tx.query(
-    `SELECT w.i, c.byte_offset, ${escaped ? `to_json(${text})::text` : text} AS text
+    `SELECT w.i, c.byte_offset, convert_from(CASE WHEN w.hi IS NULL THEN c.data
+                                   ELSE substring(c.data FROM (greatest(w.lo - c.byte_offset, 0) + 1)::int
+                                                         FOR (least(w.hi, c.byte_offset + c.byte_length) - greatest(w.lo, c.byte_offset))::int) END, 'UTF8') AS text
        FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(ref_id, lo, hi, i)
        -- Laterals: one primary-key probe per ref and per slice, whatever the planner guesses of the unnest
        -- (joins became scans of the whole tool-output tables once a tenant held a few thousand outputs).
-       -- OFFSET 0 keeps each a probe: without it the planner pulls the subqueries up into a join, and with
-       -- stale statistics hashed every ref of the tenant (12 -> 20 ms for a page of 400 slices out of 1,600).
-       CROSS JOIN LATERAL (SELECT content_id FROM tool_output_refs WHERE tenant_id = current_tenant() AND ref_id = w.ref_id OFFSET 0) r
+       CROSS JOIN LATERAL (SELECT content_id FROM tool_output_refs WHERE tenant_id = current_tenant() AND ref_id = w.ref_id) r
        CROSS JOIN LATERAL (
          SELECT byte_offset, byte_length, data FROM tool_output_chunks
           WHERE tenant_id = current_tenant() AND content_id = r.content_id
-            AND (w.hi IS NULL OR (byte_offset < w.hi AND byte_offset > w.lo - $4 AND byte_offset + byte_length > w.lo))
-         OFFSET 0) c`,
+            AND (w.hi IS NULL OR (byte_offset < w.hi AND byte_offset > w.lo - $4 AND byte_offset + byte_length > w.lo))) c`,
     [slices.map((s) => s.refId), slices.map((s) => s.start), slices.map((s) => s.end), DEFAULT_CHUNK_BYTES],
   );
   // Ordered here, not by the query: PostgreSQL would sort the decoded texts (spilling to disk past work_mem).
   const texts = new Map<number, Array<{ offset: number; text: string }>>();
   for (const row of rows) {
     const i = Number(row.i) - 1;
-    const piece = { offset: Number(row.byte_offset), text: escaped ? row.text.slice(1, -1) : row.text };
+    const piece = { offset: Number(row.byte_offset), text: row.text };
     const pieces = texts.get(i);
     if (pieces) pieces.push(piece);
     else texts.set(i, [piece]);
@@ -66,18 +60,18 @@ export async function withStoredOutputs<E extends { data: unknown }>(tx: Tx, eve
 
 /**
  * The same for events as JSON text (`{..., "data": ...}`): only an event
- * whose text names `outputFrom` is parsed; its outputs come JSON-escaped
- * from PostgreSQL and are spliced in (restoredEventJson).
+ * whose text names `outputFrom` is parsed, and its outputs are spliced into
+ * its JSON (restoredEventJson), not serialized with the event.
  */
 export async function withStoredOutputJson<E extends { json: string }>(tx: Tx, events: E[]): Promise<E[]> {
   const parsed = new Map<E, { data: unknown }>();
   for (const e of events) if (e.json.includes('"outputFrom"')) parsed.set(e, JSON.parse(e.json));
   const slices = storedOutputSlices([...parsed.values()].map((p) => p.data));
   if (slices.length === 0) return events;
-  const escaped = sliceTexts(await readSlices(tx, slices, true));
+  const text = sliceTexts(await readSlices(tx, slices));
   return events.map((e) => {
     const event = parsed.get(e);
-    const json = event && restoredEventJson(event, escaped);
+    const json = event && restoredEventJson(event, text);
     return json === undefined ? e : { ...e, json };
   });
 }

@@ -140,7 +140,7 @@ describe('restoring stored views', () => {
     ]);
   });
 
-  it('splices outputs escaped elsewhere into an event read as JSON, the same event as the object restore gives', () => {
+  it('splices outputs into an event read as JSON, byte for byte the JSON of the object restore', () => {
     // Every character JSON escapes, text that looks like a placeholder, non-ASCII and a 4-byte code point.
     const nasty = `${logLines(2000)}\n"quoted" back\\slash \\u0000 \u0001\b\f\r\t tab é 漢字 😀 "\\u00000"\n${logLines(2000)}`;
     const view = buildInContextView(nasty, 'out_nasty').view;
@@ -154,13 +154,12 @@ describe('restoring stored views', () => {
     const event = JSON.parse(JSON.stringify({ seq: 3, id: 'e3', type: 'message.added', data: storedEventOf(written, sent).data, createdAt: '2026-11-27T00:00:00.000Z' }));
     expect(JSON.stringify(event)).toContain('"outputFrom":[');
 
-    // What PostgreSQL's to_json gives: the text escaped, without its quotes.
-    const escaped = (slice: OutputSlice) => JSON.stringify(textOf(outputs[slice.refId])(slice)).slice(1, -1);
-    const json = restoredEventJson(event, escaped)!;
+    const text = (slice: OutputSlice) => textOf(outputs[slice.refId])(slice);
+    const json = restoredEventJson(event, text)!;
     // Byte for byte what serializing the object restore gives, key order included.
-    expect(json).toBe(JSON.stringify({ ...event, data: restoreStoredOutputs(event.data, (slice) => textOf(outputs[slice.refId])(slice)) }));
+    expect(json).toBe(JSON.stringify({ ...event, data: restoreStoredOutputs(event.data, text) }));
     expect(JSON.parse(json).data).toEqual(written.data);
-    expect(restoredEventJson({ data: { message: { role: 'user', parts: [{ type: 'text', text: '"outputFrom"' }] } } }, escaped)).toBeUndefined();
+    expect(restoredEventJson({ data: { message: { role: 'user', parts: [{ type: 'text', text: '"outputFrom"' }] } } }, text)).toBeUndefined();
   });
 
   it('leaves data without stored views alone, and a missing slice is an error', () => {

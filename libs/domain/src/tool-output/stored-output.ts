@@ -183,19 +183,19 @@ export function restoreStoredOutputs<D>(data: D, text: (slice: OutputSlice) => s
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 
 /**
- * The same restore for an event read as JSON text, with `escaped(slice)` giving
- * each slice's text already JSON-escaped (no quotes), as PostgreSQL's
- * `to_json(text)` writes it: the output texts, most of a read's bytes, are
- * spliced into the event's JSON instead of being escaped again here. Each
- * output first goes in as a placeholder string, a NUL and its index; stored
- * data never holds a NUL (jsonb refuses \u0000), so `"\u0000` in the
- * serialized event is only ever a placeholder's start. `event` is the
- * parsed JSON; undefined when it holds no stored view (its JSON stands).
+ * The same restore for an event read as JSON text: only the event's small
+ * remainder is serialized, and each output's text, most of a read's bytes,
+ * is escaped on its own and spliced in (no object walk over it, no second
+ * copy of it in one joined string). Each output first goes in as a
+ * placeholder string, a NUL and its index; stored data never holds a NUL
+ * (jsonb refuses \u0000), so `"\u0000` in the serialized event is only ever
+ * a placeholder's start. `event` is the parsed JSON; undefined when it holds
+ * no stored view (its JSON stands).
  */
-export function restoredEventJson(event: { data: unknown }, escaped: (slice: OutputSlice) => string): string | undefined {
+export function restoredEventJson(event: { data: unknown }, text: (slice: OutputSlice) => string): string | undefined {
   if (!hasStoredOutputs(event.data)) return undefined;
   const outputs: string[] = [];
-  const data = withOutputs(event.data, (refId, from) => `\u0000${outputs.push(viewText(refId, from, jsonEscaped, escaped)) - 1}`);
+  const data = withOutputs(event.data, (refId, from) => `\u0000${outputs.push(viewText(refId, from, jsonEscaped, (slice) => jsonEscaped(text(slice)))) - 1}`);
   // Split on the placeholders (their indexes captured at odd positions) and concatenated, not joined:
   // V8 keeps the output texts as they came instead of copying them into one new string.
   return JSON.stringify({ ...event, data })
