@@ -175,19 +175,22 @@ export class EventsService {
         const ledger = applyToolCallLedger(batch.events, await knownCalls);
         // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
         // Tokens are the views'; each row keeps a view only where the tool-output store does not hold it (storedEventOf).
+        const prepared = speculated ? undefined : await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs);
         const rows =
-          speculated ??
-          this.rowsOf(await this.toolOutputs.prepareAppend(tx, sessionId, locked.headSeq, batch.events, locked.configs), hashes, locked.model).map(
-            (row, i) => ({ ...row, event: storedEventOf(row.event, batch.events[i]) }),
-          );
-        const headSeq = await (inserting ?? insertEvents(tx, sessionId, locked.headSeq, rows));
+          speculated ?? this.rowsOf(prepared!.events, hashes, locked.model).map((row, i) => ({ ...row, event: storedEventOf(row.event, batch.events[i]) }));
         const seqOf = (index: number) => locked.headSeq + index + 1;
-        await recordToolCalls(
-          tx,
-          sessionId,
-          ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
-          ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
-        );
+        // The tool-output inserts, the events and the tool calls go out in one burst (pipelined, still in this order);
+        // the first refusal among them is the one that rejects.
+        const [headSeq] = await Promise.all([
+          inserting ?? insertEvents(tx, sessionId, locked.headSeq, rows),
+          recordToolCalls(
+            tx,
+            sessionId,
+            ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
+            ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
+          ),
+          prepared?.writing,
+        ]);
         const appended = { firstSeq: seqOf(0), events: batch.events, tokens: rows.reduce((sum, row) => sum + row.tokens, 0) };
         const trigger = await triggerAfterAppend(tx, tenantId, sessionId, appended, this.viewBounds);
         outbox.push(...(trigger?.outbox ?? []));

@@ -140,7 +140,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
     headSeq: number,
     events: readonly NewEvent[],
     configs: SessionConfigs | undefined,
-  ): Promise<NewEvent[]> {
+  ): Promise<{ events: NewEvent[]; writing: Promise<unknown> }> {
     const results: ResultAt[] = [];
     events.forEach((event, eventIndex) => {
       if (event.type !== 'message.added') return;
@@ -148,13 +148,14 @@ export class ToolOutputsService implements OnApplicationShutdown {
         if (part.type === 'tool_result') results.push({ event: eventIndex, part: partIndex, result: part });
       });
     });
-    if (results.length === 0) return [...events];
+    if (results.length === 0) return { events: [...events], writing: Promise.resolve() };
 
     if (!configs) throw new Error('prepareAppend: a batch with tool results needs the session settings (lockSessionForAppend withConfigs)');
     const { toolOutput } = sessionSettings(configs).config;
     const viewConfig = viewConfigOfSettings(toolOutput);
     const seqOf = (eventIndex: number) => headSeq + eventIndex + 1;
     const replaced = new Map<ResultAt, ToolResultPart>();
+    const writes: Array<Promise<unknown>> = [];
 
     const byRef = results.filter((r) => r.result.outputRef !== undefined);
     if (byRef.length > 0) {
@@ -187,27 +188,31 @@ export class ToolOutputsService implements OnApplicationShutdown {
       });
       const distinct = new Map(stored.map((s) => [s.totals.sha256.toString('hex'), s]));
       const contents = await upsertContents(tx, [...distinct.values()].map((s) => s.totals));
-      for (const [hex, s] of distinct) {
-        const content = contents.get(hex)!;
-        if (content.inserted) await insertChunks(tx, content.contentId, s.chunks);
-      }
-      await insertRefs(
-        tx,
-        sessionId,
-        stored.map((s) => ({ refId: s.refId, contentId: contents.get(s.totals.sha256.toString('hex'))!.contentId, attachedSeq: seqOf(s.r.event) })),
+      const inserts = [...distinct].filter(([hex]) => contents.get(hex)!.inserted).map(([hex, s]) => insertChunks(tx, contents.get(hex)!.contentId, s.chunks));
+      inserts.push(
+        insertRefs(
+          tx,
+          sessionId,
+          stored.map((s) => ({ refId: s.refId, contentId: contents.get(s.totals.sha256.toString('hex'))!.contentId, attachedSeq: seqOf(s.r.event) })),
+        ),
       );
+      writes.push(...inserts);
       for (const s of stored) {
         const view = buildInContextView(s.r.result.output, s.refId, viewConfig);
         replaced.set(s.r, { ...s.r.result, output: view.view, outputRef: refView({ refId: s.refId, ...s.totals }), truncated: view.truncated });
       }
     }
 
+    const writing = Promise.all(writes);
+    // Settled on every path: the caller may throw before awaiting it.
+    writing.catch(() => undefined);
     const byPosition = new Map([...replaced].map(([at, part]) => [`${at.event}/${at.part}`, part]));
-    return events.map((event, eventIndex) => {
+    const written = events.map((event, eventIndex) => {
       if (event.type !== 'message.added' || !event.data.message.parts.some((_, i) => byPosition.has(`${eventIndex}/${i}`))) return event;
       const parts = event.data.message.parts.map((part, i) => byPosition.get(`${eventIndex}/${i}`) ?? part);
       return { ...event, data: { ...event.data, message: { ...event.data.message, parts } } };
     });
+    return { events: written, writing };
   }
 
   /** The view of a stored output from its first and last chunks only. */
