@@ -1,4 +1,4 @@
-import { Client, userMessage } from './support/client';
+import { Client, expectProblem, userMessage } from './support/client';
 import { startService, TestService } from './support/service';
 
 /**
@@ -129,5 +129,29 @@ describe('concurrent appends to one session', () => {
     // The two tokenizers price this text differently, so the check can fail.
     expect(await estimated(onGpt.id)).not.toBe(await estimated(fresh.id));
     expect(await estimated(id)).toBe(await estimated(fresh.id));
+  });
+  it('an append in one round trip writes only at the head and state this process knows; else the ordinary path writes or refuses', async () => {
+    const { id } = await client.createSession(key, { model: 'gpt-4.1' });
+    const append = async (text: string) => client.append(key, id, { events: [userMessage(text)] });
+    const seqs = async (text: string) => (await append(text)).body.events.map((e: { seq: number }) => e.seq);
+    // The first append teaches this process the session's model and view bound; the next goes in one round trip.
+    expect(await seqs('one')).toEqual([2]);
+    expect(await seqs('two')).toEqual([3]);
+    // A config change moves the head past the bound without going through the append path.
+    expect((await client.request('PATCH', `/v1/sessions/${id}`, { key, body: { config: { compaction: { thresholdRatio: 0.6 } } } })).status).toBe(200);
+    expect(await seqs('three')).toEqual([5]);
+    expect(await seqs('four')).toEqual([6]);
+    // Archived at the same head: the statement's own condition refuses, and the ordinary path answers 409.
+    expect((await client.request('PATCH', `/v1/sessions/${id}`, { key, body: { archived: true } })).status).toBe(200);
+    expectProblem(await append('five'), 409, 'session_archived');
+    const events = await client.allEvents(key, id);
+    expect(events.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'message.added'],
+      [3, 'message.added'],
+      [4, 'session.config_changed'],
+      [5, 'message.added'],
+      [6, 'message.added'],
+    ]);
   });
 });

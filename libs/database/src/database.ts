@@ -156,6 +156,19 @@ export class Database {
     return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId), work, 'background'));
   }
 
+  /**
+   * A transaction in one round trip: BEGIN, the statements `work` sends and
+   * COMMIT go out together, COMMIT without waiting for their answers. Only
+   * for statements that decide for themselves: each writes exactly when
+   * nothing the caller would check refuses it (the conditions are in its
+   * SQL; otherwise it writes nothing, or fails and the COMMIT rolls back).
+   * `work` must send every statement before its first `await`; one sent
+   * later is refused.
+   */
+  async tenantOneTrip<T>(tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId), work, 'pipelined'));
+  }
+
   /** A transaction with no tenant set: every tenant table reads as empty. */
   async systemTx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.transaction('BEGIN', work, 'await');
@@ -181,9 +194,10 @@ export class Database {
    * pooled connection the server closed while it sat idle (after a restart
    * the pool holds several), so the transaction starts over on another one.
    * With `commit: 'background'` (reads), the result is returned while COMMIT
-   * is in flight.
+   * is in flight; with 'pipelined' (tenantOneTrip), COMMIT goes out right
+   * behind the statements `work` sent before its first await.
    */
-  private async transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, commit: 'await' | 'background'): Promise<T> {
+  private async transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, commit: 'await' | 'background' | 'pipelined'): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
       // Settles to the error BEGIN met, if any; awaited on every path, so never an unhandled rejection.
@@ -197,11 +211,22 @@ export class Database {
         released = true;
       };
       try {
-        const result = await work(txOf(client));
+        let committed: Promise<unknown> | undefined;
+        let result: T;
+        if (commit === 'pipelined') {
+          const tx = txOf(client);
+          const working = work({ query: (sql, params) => (committed ? Promise.reject(new Error('a statement sent after a pipelined COMMIT')) : tx.query(sql, params)) });
+          committed = client.query('COMMIT');
+          // Awaited below on success; on a failure, the ROLLBACK behind it answers (a no-op after COMMIT).
+          committed.catch(() => undefined);
+          result = await working;
+        } else {
+          result = await work(txOf(client));
+        }
         const beginError = await begun;
         if (beginError) throw beginError;
-        const committed = client.query('COMMIT');
-        if (commit === 'await') {
+        committed ??= client.query('COMMIT');
+        if (commit !== 'background') {
           await committed;
         } else {
           released = true;

@@ -142,38 +142,31 @@ export function payloadHash(event: Pick<NewEvent, 'type' | 'data'>): Buffer {
   return createHash('sha256').update(JSON.stringify([event.type, event.data])).digest();
 }
 
+type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
+
 /**
- * Writes events at head+1.. and moves the head in one statement; a
- * compaction.completed among them moves the pivot the context read starts
- * from. Must run after lockSessionForAppend in the same transaction. With
- * `headSeq` null the statement reads the head from the session row itself,
- * so it can be sent before the lock's answer has come back (pipelined
- * behind it). Returns the new head.
+ * The statement that writes events at head+1.. and moves the head, `head`
+ * being a query of one row (`seq`) or none, which writes nothing; its
+ * parameters after $8..$10 are the head query's own.
  */
-export async function insertEvents(
-  tx: Tx,
-  sessionId: string,
-  headSeq: number | null,
-  events: ReadonlyArray<{ event: NewEvent; payloadHash: Buffer; tokens: number }>,
-): Promise<number> {
+function insertAtHead(head: string, sessionId: string, events: readonly EventRow[], headParams: unknown[]): [string, unknown[]] {
   const pivotIndex = events.map((e) => e.event.type).lastIndexOf('compaction.completed');
   const pivot = pivotIndex < 0 ? null : { offset: pivotIndex + 1, coveredThroughSeq: (events[pivotIndex].event.data as { coveredThroughSeq: number }).coveredThroughSeq };
-  const [moved] = await tx.query(
-    `WITH head AS (SELECT coalesce($2::bigint, (SELECT head_seq FROM sessions WHERE session_id = $1)) AS seq),
+  return [
+    `WITH head AS (${head}),
      inserted AS (
        INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash)
        SELECT current_tenant(), $1, head.seq + ord, id, type, data, tokens, hash
-         FROM head, ROWS FROM (unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::int[]), unnest($7::bytea[]))
+         FROM head, ROWS FROM (unnest($2::text[]), unnest($3::text[]), jsonb_array_elements($4::jsonb), unnest($5::int[]), unnest($6::bytea[]))
               WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
         WHERE head.seq IS NOT NULL
        RETURNING 1)
-     UPDATE sessions SET head_seq = (SELECT seq FROM head) + $8, updated_at = clock_timestamp(),
-            pivot_seq = coalesce((SELECT seq FROM head) + $9, pivot_seq), covered_through_seq = coalesce($10, covered_through_seq)
-      WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $8
+     UPDATE sessions SET head_seq = (SELECT seq FROM head) + $7, updated_at = clock_timestamp(),
+            pivot_seq = coalesce((SELECT seq FROM head) + $8, pivot_seq), covered_through_seq = coalesce($9, covered_through_seq)
+      WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $7
      RETURNING head_seq`,
     [
       sessionId,
-      headSeq,
       events.map((e) => e.event.id),
       events.map((e) => e.event.type),
       // One JSON document, not a jsonb[]: pg escapes every element of an array literal in JS, which cost more than the insert.
@@ -183,10 +176,54 @@ export async function insertEvents(
       events.length,
       pivot?.offset ?? null,
       pivot?.coveredThroughSeq ?? null,
+      ...headParams,
     ],
-  );
+  ];
+}
+
+/**
+ * Writes events at head+1.. and moves the head in one statement; a
+ * compaction.completed among them moves the pivot the context read starts
+ * from. Must run after lockSessionForAppend in the same transaction. With
+ * `headSeq` null the statement reads the head from the session row itself,
+ * so it can be sent before the lock's answer has come back (pipelined
+ * behind it). Returns the new head.
+ */
+export async function insertEvents(tx: Tx, sessionId: string, headSeq: number | null, events: readonly EventRow[]): Promise<number> {
+  const [moved] = await tx.query(...insertAtHead('SELECT coalesce($10::bigint, (SELECT head_seq FROM sessions WHERE session_id = $1)) AS seq', sessionId, events, [headSeq]));
   if (!moved) throw new Error(`session ${sessionId}: the events were not written at its head`);
   return moved.head_seq;
+}
+
+/** The session row as this process last saw it: what an append in one round trip is written under. */
+export interface ExpectedSession {
+  headSeq: number;
+  model: string;
+  /** The row's creation, to the millisecond: a session deleted and created again under the same id is another row. */
+  createdAt: Date;
+}
+
+/**
+ * The same write, needing no lock taken before it: it locks the session row
+ * itself and writes only if the row is still `expected` (same row, same
+ * model, same head), not archived and not a fork (whose inherited event ids
+ * no unique index covers). Undefined when it wrote nothing. With its
+ * conditions in the statement, it can be committed without its answer
+ * having been seen (Database.tenantOneTrip).
+ */
+export async function insertEventsIfUnchanged(tx: Tx, sessionId: string, expected: ExpectedSession, events: readonly EventRow[]): Promise<number | undefined> {
+  const [moved] = await tx.query(
+    ...insertAtHead(
+      `SELECT head_seq AS seq FROM sessions
+        WHERE session_id = $1 AND head_seq = $10 AND model = $11 AND date_trunc('milliseconds', created_at) = $12
+          AND archived_at IS NULL AND lineage IS NULL
+          FOR UPDATE`,
+      sessionId,
+      events,
+      [expected.headSeq, expected.model, expected.createdAt],
+    ),
+  );
+  return moved?.head_seq;
 }
 
 export function toStored(row: Record<string, any>): LoggedEvent {

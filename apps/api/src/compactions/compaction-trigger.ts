@@ -125,8 +125,7 @@ async function staysBelow(tx: Tx, tenantId: string, sessionId: string, appended:
   if (!known) return false;
   let next: ViewBound;
   if (known.seq === appended.firstSeq - 1) {
-    const seq = appended.firstSeq + appended.events.length - 1;
-    next = { ...known, seq, tokens: boundAfterGrowth(known.tokens, { tokens: appended.tokens, lastUsage: null }) };
+    next = grownBound(known, appended);
   } else {
     const grown = await readGrowthSince(tx, sessionId, known.seq);
     if (!grown || grown.session.createdAt.getTime() !== known.createdAt.getTime()) return false;
@@ -141,6 +140,32 @@ async function staysBelow(tx: Tx, tenantId: string, sessionId: string, appended:
   if (mayOverflow(next.tokens, next.threshold)) return false;
   bounds.set(tenantId, sessionId, next);
   return true;
+}
+
+/** `known` after `appended`, a batch that directly follows it: its own stored tokens added (no query). */
+function grownBound(known: ViewBound, appended: AppendedBatch): ViewBound {
+  const seq = appended.firstSeq + appended.events.length - 1;
+  return { ...known, seq, tokens: boundAfterGrowth(known.tokens, { tokens: appended.tokens, lastUsage: null }) };
+}
+
+/**
+ * For an append decided before its transaction (EventsService, one round
+ * trip): this process's bound of the view and the bound `events` (view
+ * growth only, with `tokens`) leave when appended right after it, if they
+ * certainly stay below the threshold, so the trigger has nothing to do.
+ * Undefined when the ordinary path must decide.
+ */
+export function boundsWithoutTrigger(
+  bounds: ViewBounds,
+  tenantId: string,
+  sessionId: string,
+  events: readonly NewEvent[],
+  tokens: number,
+): { known: ViewBound; next: ViewBound } | undefined {
+  const known = bounds.get(tenantId, sessionId);
+  if (!known || !events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type)) || !growsViewOnly(events)) return undefined;
+  const next = grownBound(known, { firstSeq: known.seq + 1, events, tokens });
+  return mayOverflow(next.tokens, next.threshold) ? undefined : { known, next };
 }
 
 async function compactionTrigger(

@@ -17,6 +17,7 @@ import {
 import {
   findToolCalls,
   insertEvents,
+  insertEventsIfUnchanged,
   isDuplicateEventId,
   lockSessionForAppend,
   OutboxRow,
@@ -27,7 +28,7 @@ import {
 } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
 import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
-import { triggerAfterAppend } from '../compactions/compaction-trigger';
+import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
 import { ViewBounds } from '../compactions/view-bounds';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { PruneScheduler } from '../prune/prune-scheduler';
@@ -116,12 +117,51 @@ export class EventsService {
         if (retried) return attempt(true, false);
         throw error;
       });
-    const committed = await optimistic(true);
+    const committed = (await this.appendInOneTrip(tenantId, sessionId, batch, hashes, request, quotas)) ?? (await optimistic(true));
     if (committed.result.status === 201) this.metrics.appendedEvents.inc(batch.events.length);
     if (committed.headSeq !== null) this.heads.publish({ tenantId, sessionId, headSeq: committed.headSeq });
     await this.relay.dispatchNow(this.db, committed.outbox);
     if (committed.pruneAfterSeq !== null) await this.pruneScheduler.afterStep(tenantId, sessionId, committed.pruneAfterSeq);
     return committed.result;
+  }
+
+  /**
+   * A batch the ordinary path would only insert, written in one round trip:
+   * BEGIN, a conditional insert and COMMIT go out together
+   * (insertEventsIfUnchanged, Database.tenantOneTrip). For a batch with no
+   * tool call or result, expectedSeq, Idempotency-Key, check or quota, of a
+   * session whose model and view bound this process knows, that certainly
+   * stays below the compaction trigger. The statement's conditions (the same
+   * row at the bound's head, not archived, not a fork) stand for the lock's
+   * checks; when they do not hold it writes nothing and the ordinary path
+   * runs and answers, as it does for an event id already stored.
+   * Undefined: nothing was written.
+   */
+  private async appendInOneTrip(tenantId: string, sessionId: string, batch: AppendBatch, hashes: Buffer[], request: AppendRequest, quotas: TenantQuotas) {
+    if (request.idempotencyKey !== undefined || request.check || batch.expectedSeq !== undefined) return undefined;
+    if (quotas.eventBytes > 0 || quotas.toolOutputBytes > 0 || referencedCallIds(batch.events).length > 0) return undefined;
+    const model = this.models.get(tenantId, sessionId);
+    if (model === undefined) return undefined;
+    const rows = this.rowsOf(batch.events, hashes, model);
+    const bounds = boundsWithoutTrigger(
+      this.viewBounds,
+      tenantId,
+      sessionId,
+      batch.events,
+      rows.reduce((sum, row) => sum + row.tokens, 0),
+    );
+    if (!bounds) return undefined;
+    const expected = { headSeq: bounds.known.seq, model, createdAt: bounds.known.createdAt };
+    const headSeq = await this.db
+      .tenantOneTrip(tenantId, (tx) => insertEventsIfUnchanged(tx, sessionId, expected, rows))
+      .catch((error: unknown) => {
+        if (isDuplicateEventId(error)) return undefined;
+        throw error;
+      });
+    if (headSeq === undefined) return undefined;
+    this.viewBounds.set(tenantId, sessionId, bounds.next);
+    const result = { status: 201, body: { headSeq, events: batch.events.map((e, i) => ({ id: e.id, seq: expected.headSeq + i + 1 })) } };
+    return { result, outbox: [] as OutboxRow[], pruneAfterSeq: null, headSeq };
   }
 
   private async commitBatch(
