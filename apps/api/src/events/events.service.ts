@@ -229,7 +229,7 @@ export class EventsService {
             ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
             ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
           ),
-          prepared?.writing,
+          ...(prepared?.writes ?? []),
         ]);
         const appended = { firstSeq: seqOf(0), events: batch.events, tokens: rows.reduce((sum, row) => sum + row.tokens, 0) };
         const trigger = await triggerAfterAppend(tx, tenantId, sessionId, appended, this.viewBounds);

@@ -140,7 +140,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
     headSeq: number,
     events: readonly NewEvent[],
     configs: SessionConfigs | undefined,
-  ): Promise<{ events: NewEvent[]; writing: Promise<unknown> }> {
+  ): Promise<{ events: NewEvent[]; writes: Array<Promise<unknown>> }> {
     const results: ResultAt[] = [];
     events.forEach((event, eventIndex) => {
       if (event.type !== 'message.added') return;
@@ -148,7 +148,7 @@ export class ToolOutputsService implements OnApplicationShutdown {
         if (part.type === 'tool_result') results.push({ event: eventIndex, part: partIndex, result: part });
       });
     });
-    if (results.length === 0) return { events: [...events], writing: Promise.resolve() };
+    if (results.length === 0) return { events: [...events], writes: [] };
 
     if (!configs) throw new Error('prepareAppend: a batch with tool results needs the session settings (lockSessionForAppend withConfigs)');
     const { toolOutput } = sessionSettings(configs).config;
@@ -203,16 +203,15 @@ export class ToolOutputsService implements OnApplicationShutdown {
       }
     }
 
-    const writing = Promise.all(writes);
-    // Settled on every path: the caller may throw before awaiting it.
-    writing.catch(() => undefined);
+    // Settled on every path: the caller may throw before awaiting them.
+    for (const write of writes) write.catch(() => undefined);
     const byPosition = new Map([...replaced].map(([at, part]) => [`${at.event}/${at.part}`, part]));
     const written = events.map((event, eventIndex) => {
       if (event.type !== 'message.added' || !event.data.message.parts.some((_, i) => byPosition.has(`${eventIndex}/${i}`))) return event;
       const parts = event.data.message.parts.map((part, i) => byPosition.get(`${eventIndex}/${i}`) ?? part);
       return { ...event, data: { ...event.data, message: { ...event.data.message, parts } } };
     });
-    return { events: written, writing };
+    return { events: written, writes };
   }
 
   /** The view of a stored output from its first and last chunks only. */
