@@ -41,8 +41,18 @@ export class PinoNestLogger implements LoggerService {
   private write(level: 'info' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[]): void {
     const context = rest.length > 0 ? rest[rest.length - 1] : undefined;
     const effective = level === 'info' && typeof context === 'string' && BOOTSTRAP_CONTEXTS.has(context) ? 'debug' : level;
-    this.logger[effective]({ context }, text(message));
+    const { msg, fields } = structured(message);
+    this.logger[effective]({ context, ...fields }, msg);
   }
+}
+
+/** A message given as `{ msg, ...fields }` (a request's log fields, say) writes its fields as the line's own. */
+function structured(message: unknown): { msg: string; fields: Record<string, unknown> } {
+  if (typeof message === 'object' && message !== null && !(message instanceof Error) && typeof (message as { msg?: unknown }).msg === 'string') {
+    const { msg, ...fields } = message as { msg: string };
+    return { msg, fields };
+  }
+  return { msg: text(message), fields: {} };
 }
 
 function text(message: unknown): string {

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { once } from 'node:events';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { DomainError } from '@app/domain';
+import { requestLogFields } from '../http/request-logging';
 import { EventsService } from './events.service';
 import { SessionHeads } from './events-stream.heads';
 
@@ -112,7 +113,10 @@ export class EventStreamsService {
         .catch((error: unknown) => {
           // Deleted meanwhile: nothing more will come. Anything else (PostgreSQL down): the next heartbeat retries.
           if (error instanceof DomainError && error.kind === 'not_found') return end();
-          this.logger.warn(`event stream of session ${sessionId}: read failed, retrying on the next heartbeat: ${error instanceof Error ? error.message : String(error)}`);
+          this.logger.warn({
+            ...requestLogFields(res.req),
+            msg: `event stream of session ${sessionId}: read failed, retrying on the next heartbeat: ${error instanceof Error ? error.message : String(error)}`,
+          });
         })
         .finally(() => {
           reading = null;

@@ -48,6 +48,7 @@ import {
 } from '@app/event-store';
 import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRef, newRefId } from '@app/tool-output-store';
 import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
+import { requestLogFields } from '../http/request-logging';
 import { sessionNotFound, sessionState } from '../sessions/session-view';
 import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
 
@@ -147,7 +148,7 @@ export class TransferService {
       }
       res.end();
     } catch (error) {
-      this.logger.warn(`export of session ${sessionId} cut: ${(error as Error).message}`);
+      this.logger.warn({ ...requestLogFields(res.req), msg: `export of session ${sessionId} cut: ${(error as Error).message}` });
       res.destroy();
     }
   }
