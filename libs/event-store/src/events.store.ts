@@ -267,7 +267,8 @@ export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, li
 export interface EventJsonRow {
   seq: number;
   type: string;
-  json: string;
+  /** The event's JSON in pieces (joined, the event): a stored output spliced in is a piece of its own. */
+  json: string[];
 }
 
 /**

@@ -59,19 +59,18 @@ export async function withStoredOutputs<E extends { data: unknown }>(tx: Tx, eve
 }
 
 /**
- * The same for events as JSON text (`{..., "data": ...}`): only an event
- * whose text names `outputFrom` is parsed, and its outputs are spliced into
- * its JSON (restoredEventJson), not serialized with the event.
+ * The same for events as JSON text (`{..., "data": ...}`), given back in
+ * pieces (joined, the event): only an event whose text names `outputFrom`
+ * is parsed, and its outputs are spliced into its JSON as pieces of their
+ * own (restoredEventJson), not serialized with the event.
  */
-export async function withStoredOutputJson<E extends { json: string }>(tx: Tx, events: E[]): Promise<E[]> {
+export async function withStoredOutputJson<E extends { json: string }>(tx: Tx, events: E[]): Promise<Array<Omit<E, 'json'> & { json: string[] }>> {
   const parsed = new Map<E, { data: unknown }>();
   for (const e of events) if (e.json.includes('"outputFrom"')) parsed.set(e, JSON.parse(e.json));
   const slices = storedOutputSlices([...parsed.values()].map((p) => p.data));
-  if (slices.length === 0) return events;
-  const text = sliceTexts(await readSlices(tx, slices));
+  const text = slices.length === 0 ? undefined : sliceTexts(await readSlices(tx, slices));
   return events.map((e) => {
     const event = parsed.get(e);
-    const json = event && restoredEventJson(event, text);
-    return json === undefined ? e : { ...e, json };
+    return { ...e, json: (event && text && restoredEventJson(event, text)) || [e.json] };
   });
 }

@@ -90,7 +90,7 @@ export class EventStreamsService {
     const send = async (page: Page) => {
       for (const event of page.events) {
         if (!open()) return false;
-        await write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
+        await write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${event.json.join('')}\n\n`);
         lastSeq = event.seq;
       }
       return page.nextAfterSeq !== null;

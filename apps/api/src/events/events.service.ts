@@ -280,7 +280,7 @@ export interface EventPage {
 /** The response body of GET .../events, in pieces (sendJsonPieces): each event's JSON as read. */
 export function pageJson(page: EventPage): string[] {
   const pieces = [`{"headSeq":${page.headSeq},"events":[`];
-  page.events.forEach((e, i) => (i === 0 ? pieces.push(e.json) : pieces.push(',', e.json)));
+  page.events.forEach((e, i) => (i === 0 ? pieces.push(...e.json) : pieces.push(',', ...e.json)));
   pieces.push(`],"nextAfterSeq":${page.nextAfterSeq}}`);
   return pieces;
 }

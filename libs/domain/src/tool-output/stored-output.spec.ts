@@ -155,7 +155,7 @@ describe('restoring stored views', () => {
     expect(JSON.stringify(event)).toContain('"outputFrom":[');
 
     const text = (slice: OutputSlice) => textOf(outputs[slice.refId])(slice);
-    const json = restoredEventJson(event, text)!;
+    const json = restoredEventJson(event, text)!.join('');
     // Byte for byte what serializing the object restore gives, key order included.
     expect(json).toBe(JSON.stringify({ ...event, data: restoreStoredOutputs(event.data, text) }));
     expect(JSON.parse(json).data).toEqual(written.data);

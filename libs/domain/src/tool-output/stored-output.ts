@@ -185,22 +185,22 @@ const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 /**
  * The same restore for an event read as JSON text: only the event's small
  * remainder is serialized, and each output's text, most of a read's bytes,
- * is escaped on its own and spliced in (no object walk over it, no second
- * copy of it in one joined string). Each output first goes in as a
+ * is escaped on its own. The result is the event's JSON in pieces (joined,
+ * the event), each output its own piece, so a writer sends it without
+ * first copying it into one string. Each output first goes in as a
  * placeholder string, a NUL and its index; stored data never holds a NUL
  * (jsonb refuses \u0000), so `"\u0000` in the serialized event is only ever
  * a placeholder's start. `event` is the parsed JSON; undefined when it holds
  * no stored view (its JSON stands).
  */
-export function restoredEventJson(event: { data: unknown }, text: (slice: OutputSlice) => string): string | undefined {
+export function restoredEventJson(event: { data: unknown }, text: (slice: OutputSlice) => string): string[] | undefined {
   if (!hasStoredOutputs(event.data)) return undefined;
   const outputs: string[] = [];
   const data = withOutputs(event.data, (refId, from) => `\u0000${outputs.push(viewText(refId, from, jsonEscaped, (slice) => jsonEscaped(text(slice)))) - 1}`);
-  // Split on the placeholders (their indexes captured at odd positions) and concatenated, not joined:
-  // V8 keeps the output texts as they came instead of copying them into one new string.
+  // split with a captured group: the placeholders' indexes at the odd positions, the JSON around them at the even ones.
   return JSON.stringify({ ...event, data })
     .split(/"\\u0000(\d+)"/)
-    .reduce((json, piece, k) => json + (k % 2 === 1 ? `"${outputs[Number(piece)]}"` : piece), '');
+    .flatMap((piece, k) => (k % 2 === 1 ? ['"', outputs[Number(piece)], '"'] : [piece]));
 }
 
 /** Looks the text of a slice up by `storedOutputSlices`' key; a slice that was not read is an integrity error. */
