@@ -211,18 +211,17 @@ export class Database {
         released = true;
       };
       try {
+        const tx = txOf(client);
         let committed: Promise<unknown> | undefined;
-        let result: T;
+        const working = work(
+          commit === 'pipelined' ? { query: (sql, params) => (committed ? Promise.reject(new Error('a statement sent after a pipelined COMMIT')) : tx.query(sql, params)) } : tx,
+        );
         if (commit === 'pipelined') {
-          const tx = txOf(client);
-          const working = work({ query: (sql, params) => (committed ? Promise.reject(new Error('a statement sent after a pipelined COMMIT')) : tx.query(sql, params)) });
           committed = client.query('COMMIT');
           // Awaited below on success; on a failure, the ROLLBACK behind it answers (a no-op after COMMIT).
           committed.catch(() => undefined);
-          result = await working;
-        } else {
-          result = await work(txOf(client));
         }
+        const result = await working;
         const beginError = await begun;
         if (beginError) throw beginError;
         committed ??= client.query('COMMIT');

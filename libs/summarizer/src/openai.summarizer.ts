@@ -1,6 +1,5 @@
-import type OpenAI from 'openai';
 import type { ProviderEndpoint } from '@app/config';
-import { classifyProviderError, SummarizeOptions, Summarizer, SummaryRequest } from './summarizer';
+import { classifyProviderError, clientOnFirstUse, SummarizeOptions, Summarizer, SummaryRequest } from './summarizer';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -11,35 +10,29 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
  */
 export class OpenAISummarizer implements Summarizer {
   readonly name = 'openai';
-  private client?: Promise<OpenAI>;
+  // Everything explicit, so the SDK reads no environment variable of its own.
+  private readonly client = clientOnFirstUse(async () => {
+    const { default: OpenAI } = await import('openai');
+    return new OpenAI({
+      // Local OpenAI-compatible servers ignore the key, but the SDK wants one.
+      apiKey: this.endpoint.apiKey ?? 'unused',
+      baseURL: this.endpoint.baseUrl ?? OPENAI_BASE_URL,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: this.timeoutMs,
+    });
+  });
 
   constructor(
     private readonly endpoint: ProviderEndpoint,
     private readonly timeoutMs: number,
   ) {}
 
-  /** The SDK is loaded on the first call, not at boot: it weighs ~10 MB in every process that never summarizes. */
-  private clientOf(): Promise<OpenAI> {
-    this.client ??= import('openai').then(
-      ({ default: OpenAI }) =>
-        // Everything explicit, so the SDK reads no environment variable of its own.
-        new OpenAI({
-          // Local OpenAI-compatible servers ignore the key, but the SDK wants one.
-          apiKey: this.endpoint.apiKey ?? 'unused',
-          baseURL: this.endpoint.baseUrl ?? OPENAI_BASE_URL,
-          organization: null,
-          project: null,
-          maxRetries: 0,
-          timeout: this.timeoutMs,
-        }),
-    );
-    return this.client;
-  }
-
   async summarize(request: SummaryRequest, { model, signal }: SummarizeOptions): Promise<string> {
     const { system, messages, maxOutputTokens } = request.prompt;
     try {
-      const completion = await (await this.clientOf()).chat.completions.create(
+      const completion = await (await this.client()).chat.completions.create(
         {
           model,
           messages: [...(system ? [{ role: 'system' as const, content: system }] : []), ...messages],

@@ -71,3 +71,12 @@ export interface SummarizerLookup {
   /** A session's configured summarizer, or null when its provider is not configured here. */
   get(kind: SummarizerKind): Summarizer | null;
 }
+
+/**
+ * A provider's SDK client, made on the first call, not at boot: the SDKs
+ * weigh 10-15 MB in every process that never summarizes.
+ */
+export function clientOnFirstUse<C>(make: () => Promise<C>): () => Promise<C> {
+  let client: Promise<C> | undefined;
+  return () => (client ??= make());
+}

@@ -117,7 +117,12 @@ export class EventsService {
         if (retried) return attempt(true, false);
         throw error;
       });
-    const committed = (await this.appendInOneTrip(tenantId, sessionId, batch, hashes, request, quotas)) ?? (await optimistic(true));
+    const oneTrip = await this.appendInOneTrip(tenantId, sessionId, batch, hashes, request, quotas).catch((error: unknown) => {
+      // An event id already stored: a retry of a committed batch, which only the lookup answers.
+      if (isDuplicateEventId(error)) return attempt(true, false);
+      throw error;
+    });
+    const committed = oneTrip ?? (await optimistic(true));
     if (committed.result.status === 201) this.metrics.appendedEvents.inc(batch.events.length);
     if (committed.headSeq !== null) this.heads.publish({ tenantId, sessionId, headSeq: committed.headSeq });
     await this.relay.dispatchNow(this.db, committed.outbox);
@@ -134,8 +139,9 @@ export class EventsService {
    * stays below the compaction trigger. The statement's conditions (the same
    * row at the bound's head, not archived, not a fork) stand for the lock's
    * checks; when they do not hold it writes nothing and the ordinary path
-   * runs and answers, as it does for an event id already stored.
-   * Undefined: nothing was written.
+   * runs and answers. An event id already stored fails the statement (its
+   * COMMIT rolls back) and throws, for the lookup to answer. Undefined:
+   * nothing was written.
    */
   private async appendInOneTrip(tenantId: string, sessionId: string, batch: AppendBatch, hashes: Buffer[], request: AppendRequest, quotas: TenantQuotas) {
     if (request.idempotencyKey !== undefined || request.check || batch.expectedSeq !== undefined) return undefined;
@@ -152,12 +158,7 @@ export class EventsService {
     );
     if (!bounds) return undefined;
     const expected = { headSeq: bounds.known.seq, model, createdAt: bounds.known.createdAt };
-    const headSeq = await this.db
-      .tenantOneTrip(tenantId, (tx) => insertEventsIfUnchanged(tx, sessionId, expected, rows))
-      .catch((error: unknown) => {
-        if (isDuplicateEventId(error)) return undefined;
-        throw error;
-      });
+    const headSeq = await this.db.tenantOneTrip(tenantId, (tx) => insertEventsIfUnchanged(tx, sessionId, expected, rows));
     if (headSeq === undefined) return undefined;
     this.viewBounds.set(tenantId, sessionId, bounds.next);
     const result = { status: 201, body: { headSeq, events: batch.events.map((e, i) => ({ id: e.id, seq: expected.headSeq + i + 1 })) } };
