@@ -1,5 +1,4 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { ChannelSubscriber, QueueProducerModule } from '@app/queue';
@@ -28,7 +27,6 @@ import { HealthController } from './health/health.controller';
 import { InspectorModule } from './inspector/inspector.module';
 import { Metrics } from './metrics/metrics';
 import { MetricsController } from './metrics/metrics.controller';
-import { MetricsInterceptor } from './metrics/metrics.interceptor';
 import { PinsController } from './pins/pins.controller';
 import { PinsService } from './pins/pins.service';
 import { PruneController } from './prune/prune.controller';
@@ -57,7 +55,6 @@ export class ApiModule {
         TransferService,
         ChannelSubscriber, SessionHeads, EventStreamsService,
         Metrics,
-        { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },
       ],
     };

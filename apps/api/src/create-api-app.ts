@@ -14,6 +14,8 @@ import { ProblemFilter } from './http/problem.filter';
 import { ClassBodyPipe } from './http/class-body.pipe';
 import { SessionIdPipe } from './http/session-id.pipe';
 import { buildOpenApiDocument } from './openapi/document';
+import { Metrics } from './metrics/metrics';
+import { timeRequests } from './metrics/request-timing';
 
 /** Builds the HTTP app (not listening). */
 export async function createApiApp(config: AppConfig, logger: Logger): Promise<NestExpressApplication> {
@@ -27,6 +29,7 @@ export async function createApiApp(config: AppConfig, logger: Logger): Promise<N
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestIdAndLog(logger));
+  app.use(timeRequests(app.get(Metrics)));
   installBodyParsing(app, config);
   app.useGlobalFilters(new ProblemFilter(logger));
   app.useGlobalPipes(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { Pool, PoolClient, QueryResultRow, types } from 'pg';
 import { DomainError } from '@app/domain';
 import { DatabaseUnavailableError, isConnectionLoss } from './unavailable';
@@ -45,6 +46,32 @@ function txOf(client: PoolClient): Tx {
   return {
     query: async (sql, params) => (await client.query({ name: statementName(sql), text: sql, values: (params ?? []) as unknown[] })).rows,
   };
+}
+
+/**
+ * The statements a client is given in one turn of the event loop leave in
+ * one socket write. pg writes each statement on its own, and on loopback
+ * every write is a system call that also runs the receiving side's TCP
+ * work: a one-round-trip append (BEGIN, insert, COMMIT) was three writes,
+ * about a tenth of the API's CPU under load (docs/benchmarks.md). pg corks
+ * around each statement; the outer cork here holds the data until the turn
+ * ends (setImmediate), then one write carries them all.
+ */
+function coalesceWrites(client: PoolClient): void {
+  const stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+  const query = client.query;
+  let corked = false;
+  client.query = function (this: PoolClient, ...args: unknown[]) {
+    if (!corked) {
+      corked = true;
+      stream.cork();
+      setImmediate(() => {
+        corked = false;
+        stream.uncork();
+      });
+    }
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as PoolClient['query'];
 }
 
 /** How many pooled connections one tenant's transactions may hold at once (0 = no cap), and how long one waits for its turn. */
@@ -135,7 +162,10 @@ export class Database {
     // pg-pool listens for errors only while a client is idle: a checked-out one whose server ends
     // the session (restart, idle_in_transaction_session_timeout, pg_terminate_backend) would emit
     // an unhandled 'error' and take the process down. Its next query fails, and transaction() destroys it.
-    this.pool.on('connect', (client) => client.on('error', () => undefined));
+    this.pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+      coalesceWrites(client);
+    });
   }
 
   /** Caps each tenant's concurrent transactions in this process (the API does; the worker's concurrency is bounded already). */
