@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { PoolClient } from 'pg';
 // The class itself, not the package index: that also loads the Nest module, which Jest cannot require.
-import { Database } from '@app/database/database';
+import { Database } from '../libs/database/src/database';
 import { createTestDatabase } from './support/database';
 
 /**
