@@ -59,9 +59,9 @@ describe('PostgreSQL faults', () => {
     // The cluster goes with its directory: nothing to drop.
     service = await startService({
       database: { url: cluster.url('session_store'), drop: async () => undefined },
-      // The key stays verified through the outages (60 s, the longest trust allowed; the spec takes ~20 s).
-      // Otherwise whether the guard's own look-up meets an outage (a 503 before the tenant is known, logged
-      // with the request id alone) depends on how long the previous test took.
+      // The key stays verified through the outages (60 s, the longest trust allowed; the spec takes ~20 s):
+      // with the 5 s default, whether the guard's own look-up meets an outage (a 503 before the tenant is
+      // known, logged with the request id alone) depends on how long the previous test took.
       env: { API_KEY_CACHE_TTL_MS: '60000' },
     });
     client = new Client(service.baseUrl);

@@ -25,11 +25,12 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthedRequest>();
     request.principal = await this.keys.authenticate(bearer(request), request.ip);
+    // Known from here on: a refusal or failure below (suspension, rate limit, the policy's look-up meeting an outage) is logged with them.
+    addRequestLogFields(request, { tenantId: request.principal.tenantId, sessionId: request.params?.sessionId as string | undefined });
     if (request.principal.suspended) {
       throw new DomainError('forbidden', 'tenant_suspended', 'This tenant is suspended; its API keys are refused until an administrator reinstates it');
     }
     await this.rateLimiter.admit(request.principal.tenantId, request, context.switchToHttp().getResponse());
-    addRequestLogFields(request, { tenantId: request.principal.tenantId, sessionId: request.params?.sessionId as string | undefined });
     return true;
   }
 }
