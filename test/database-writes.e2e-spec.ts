@@ -6,8 +6,8 @@ import { createTestDatabase } from './support/database';
 
 /**
  * How the pooled connections write to PostgreSQL (docs/decisions.md, "One
- * socket write per turn of the event loop"): what a transaction sends in one
- * turn of the event loop leaves in one socket write, not one per statement.
+ * socket write per batch of statements"): what a transaction sends together
+ * (in one synchronous run) leaves in one socket write, not one per statement.
  * Counted at the socket's flushes (`_write` for one buffer, `_writev` for
  * several), against a real server.
  */
@@ -44,7 +44,7 @@ describe('database: statements sent together leave in one socket write', () => {
     expect(flushes() - before).toBe(1);
   });
 
-  it('statements sent after an answer go in a later write: one per turn, not one per transaction', async () => {
+  it('statements sent after an answer go in a later write: one per batch, not one per transaction', async () => {
     const before = flushes();
     const tenant = await database.tenantTx(TENANT, async (tx) => {
       await tx.query('SELECT 1');

@@ -49,13 +49,15 @@ function txOf(client: PoolClient): Tx {
 }
 
 /**
- * The statements a client is given in one turn of the event loop leave in
- * one socket write. pg writes each statement on its own, and on loopback
- * every write is a system call that also runs the receiving side's TCP
- * work: a one-round-trip append (BEGIN, insert, COMMIT) was three writes,
- * about a tenth of the API's CPU under load (docs/benchmarks.md). pg corks
- * around each statement; the outer cork here holds the data until the turn
- * ends (setImmediate), then one write carries them all.
+ * Statements a client is given together (in one synchronous run: BEGIN, a
+ * statement and COMMIT of a one-round-trip transaction, a burst of inserts)
+ * leave in one socket write. pg writes each statement on its own (it corks
+ * around one statement, not across them), and on loopback each write is a
+ * system call that also runs the receiving side's TCP work and wakes the
+ * backend. The outer cork here is released in a microtask: a statement waits
+ * only for the code that sent it and the microtasks already queued, never
+ * for other requests' I/O, so a read's background COMMIT leaves before its
+ * response is serialized.
  */
 function coalesceWrites(client: PoolClient): void {
   const stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
@@ -65,7 +67,7 @@ function coalesceWrites(client: PoolClient): void {
     if (!corked) {
       corked = true;
       stream.cork();
-      setImmediate(() => {
+      queueMicrotask(() => {
         corked = false;
         stream.uncork();
       });
