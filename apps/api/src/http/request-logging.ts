@@ -13,6 +13,11 @@ type LoggedRequest = Request & { logFields?: LogFields };
 /** Probes would drown the log; their metrics still count them. */
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** The route template that took the request (ids never appear), or 'unmatched'; known once routing ran. */
+export function routeTemplate(req: Request): string {
+  return (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+}
+
 /**
  * First middleware: gives the request its id (the client's `X-Request-Id`
  * or a new UUID), echoes it, and writes one line when the response is done:
@@ -33,7 +38,7 @@ export function requestIdAndLog(logger: Logger) {
       const line = {
         ...fields,
         method: req.method,
-        route: (req.route as { path?: string } | undefined)?.path ?? 'unmatched',
+        route: routeTemplate(req),
         status: res.statusCode,
         durationMs: Math.round(durationMs * 100) / 100,
         aborted: !res.writableFinished || undefined,

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { routeTemplate } from '../http/request-logging';
 import { Metrics } from './metrics';
 
 /**
@@ -10,7 +11,7 @@ import { Metrics } from './metrics';
 export function timeRequests(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction) => {
     const stop = metrics.requestSeconds.startTimer();
-    res.once('finish', () => stop({ method: req.method, route: (req.route as { path?: string } | undefined)?.path ?? 'unmatched', status: res.statusCode }));
+    res.once('finish', () => stop({ method: req.method, route: routeTemplate(req), status: res.statusCode }));
     next();
   };
 }
