@@ -30,7 +30,8 @@
  * call appended before, untimed), against a raw INSERT of the same message;
  * 64 clients appending distinct 100 KB results for 10 s: MB/s (10^6 bytes of
  * message JSON), p50/p99, and the API's VmRSS sampled every 100 ms plus its
- * VmHWM (only when the API is spawned here, the default).
+ * VmHWM (only when the API is spawned here, the default); then the same flood
+ * into a raw table, one pg connection per client, as its baseline.
  *
  * Then throughput, once (issue 13's "at least 5,000 events/s on 2 cores with
  * 32 sessions appending concurrently"): 32 clients per side, each on its own
@@ -61,12 +62,20 @@
  * schema and tenant; its table growth then includes anything else written
  * meanwhile.
  *
+ * BENCH_TARGET=floor runs the same workload against bench/floor-server
+ * instead of the API: bare node:http over a raw table, no processing. Its
+ * ratios to raw are what any Node HTTP service on this machine pays for
+ * being one; the API's ratios over them are its own work. The floor has no
+ * context read (left out).
+ *
  *   npm run build && npm run bench:peers
  *   BENCH_TURNS=50 BENCH_REPS=1 npm run bench:peers
+ *   BENCH_TARGET=floor npm run bench:peers
  */
 import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import {
   ADMIN_TOKEN,
@@ -103,6 +112,7 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const EXTERNAL = process.env.BENCH_URL;
 const DB_URL = process.env.DATABASE_URL ?? (EXTERNAL ? OWNER_URL : 'postgres://postgres@127.0.0.1:5432/postgres');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const TARGET = process.env.BENCH_TARGET ?? 'service';
 
 const MODEL = 'gpt-4.1';
 // The context read is of the whole session: no compaction may move its pivot.
@@ -118,6 +128,9 @@ const RSS_SAMPLE_MS = 100;
 const THROUGHPUT = { clients: 32, slices: 2, sliceSeconds: 2.5, turns: 40 };
 
 if (!TURNS.every((t) => Number.isInteger(t) && t >= SLICES)) throw new Error(`BENCH_TURNS must be integers >= ${SLICES}, got ${process.env.BENCH_TURNS}`);
+if (TARGET !== 'service' && TARGET !== 'floor') throw new Error(`BENCH_TARGET must be service or floor, got ${TARGET}`);
+if (TARGET === 'floor' && EXTERNAL) throw new Error('BENCH_TARGET=floor spawns its own server: unset BENCH_URL');
+const FLOOR = TARGET === 'floor';
 if (EXTERNAL) requireLoopback('BENCH_URL', new URL(EXTERNAL));
 requireLoopback('DATABASE_URL', new URL(DB_URL));
 
@@ -154,16 +167,18 @@ async function spawnService(): Promise<Service> {
     await admin.end();
   };
   try {
-    api = await spawnApi(port, {
-      NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl(DB_URL, name),
-      REDIS_URL,
-      QUEUE_PREFIX: `bench-peers-${randomBytes(4).toString('hex')}`,
-      ADMIN_TOKEN,
-      TENANT_REQUEST_RATE: '0',
-      TENANT_BYTE_RATE: '0',
-      TENANT_MAX_CONNECTIONS: '0',
-    });
+    api = FLOOR
+      ? await spawnApi(port, { DATABASE_URL: databaseUrl(DB_URL, name) }, join(__dirname, 'floor-server.js'))
+      : await spawnApi(port, {
+          NODE_ENV: 'test',
+          DATABASE_URL: databaseUrl(DB_URL, name),
+          REDIS_URL,
+          QUEUE_PREFIX: `bench-peers-${randomBytes(4).toString('hex')}`,
+          ADMIN_TOKEN,
+          TENANT_REQUEST_RATE: '0',
+          TENANT_BYTE_RATE: '0',
+          TENANT_MAX_CONNECTIONS: '0',
+        });
     await owner.connect();
     const { key } = await createScratchTenant(http, 'bench-peers');
     console.error(`scratch database ${name}, API pid ${api.pid} on port ${port}`);
@@ -389,10 +404,14 @@ async function repetition(svc: Service, pg: Client, schema: string, turns: numbe
   const historyRuns = (measure: boolean) => [
     () => timed(measure ? reads.historyRaw : undefined, 5 * turns, 'raw history', () => rawMsg.readAll()),
     () => timed(measure ? reads.historyService : undefined, 1 + 5 * turns, 'service history', () => svcTurn.readAll()),
-    async () => {
-      const ms = await svcTurn.context();
-      if (measure) reads.context.push(ms);
-    },
+    ...(FLOOR
+      ? []
+      : [
+          async () => {
+            const ms = await svcTurn.context();
+            if (measure) reads.context.push(ms);
+          },
+        ]),
   ];
   await alternate(1, historyRuns(false), () => [0, 1]);
   await alternate(whole, historyRuns(true), () => [0, 1]);
@@ -447,6 +466,7 @@ async function repetition(svc: Service, pg: Client, schema: string, turns: numbe
 interface Large {
   single: { raw: number; service: number };
   flood: { mbPerSec: number; appends: number; seconds: number; p50: number; p99: number; rssBefore?: number; rssPeak?: number; hwm?: number };
+  rawFlood: { mbPerSec: number; p50: number; p99: number };
 }
 
 /** Distinct outputs of ~`bytes` each (a unique first line over a seeded body): no two are deduplicated. */
@@ -513,8 +533,11 @@ async function largeResults(svc: Service, pg: Client, schema: string): Promise<L
   const seconds = (nowMs() - t0) / 1000;
   if (pid) rssPeak = Math.max(rssPeak!, procStatusMiB(pid, 'VmRSS'));
   const st = sampleStats(latencies);
+  console.error(`large: the same flood into a raw table, ${FLOOD.clients} pg connections, for ${FLOOD.seconds} s ...`);
+  const rawFlood = await floodRaw(svc, pg, schema, clients.map((client) => client.body));
   return {
     single,
+    rawFlood,
     flood: {
       mbPerSec: bytes / 1e6 / seconds,
       appends: latencies.length,
@@ -526,6 +549,33 @@ async function largeResults(svc: Service, pg: Client, schema: string): Promise<L
       hwm: pid ? procStatusMiB(pid, 'VmHWM') : undefined,
     },
   };
+}
+
+/** The flood's baseline: one pg connection per client, one autocommitted INSERT per result of the same size. */
+async function floodRaw(svc: Service, pg: Client, schema: string, bodies: string[]): Promise<Large['rawFlood']> {
+  const table = `${schema}.flood`;
+  await createRawTable(pg, table);
+  const conns = bodies.map(() => new Client({ connectionString: svc.dbUrl, application_name: 'bench-peers-raw' }));
+  try {
+    await Promise.all(conns.map((c) => c.connect()));
+    let bytes = 0;
+    const steps: Step[] = conns.map((conn, c) => {
+      const session = new RawSession(conn, table, `flood-${c}`);
+      let n = 0;
+      return async () => {
+        const json = JSON.stringify(toolResult(`flood_${n}`, distinctOutput(bodies[c], `${c}-${n++}`)));
+        bytes += Buffer.byteLength(json);
+        return [await session.insert([json]), 1];
+      };
+    });
+    const flow: Flow = { events: 0, seconds: 0, latencies: [] };
+    await runFor(FLOOD.seconds, steps, flow);
+    const st = sampleStats(flow.latencies);
+    return { mbPerSec: bytes / 1e6 / flow.seconds, p50: st.p50, p99: st.p99 };
+  } finally {
+    await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
+    await pg.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+  }
 }
 
 // ---------------------------------------------------------------- throughput
@@ -698,6 +748,8 @@ async function throughput(svc: Service, pg: Client, schema: string): Promise<Thr
 const f = (x: number, digits = 2) => x.toFixed(digits);
 const ms = (x: number) => (x < 10 ? f(x) : f(x, 1));
 const ratio = (service: number, raw: number) => `${f(service / raw)}x`;
+/** The measured side is the service, or the floor with BENCH_TARGET=floor. */
+const COLUMNS = FLOOR ? ['raw pg', 'floor', 'floor / raw'] : ['raw pg', 'service', 'service / raw'];
 const median = (xs: number[]) => sampleStats(xs).p50;
 const MIB = 1024 * 1024;
 
@@ -716,7 +768,7 @@ function reportT(turns: number, reps: Rep[]): void {
   const perTurn = (k: keyof Rep['perTurn']) => m((r) => r.perTurn[k]);
   const messages = turns * 5;
   printTable([
-    [`T = ${int(turns)} turns (${int(messages)} messages, ${f(m((r) => r.payloadBytes) / MIB, 1)} MiB payload), medians of ${reps.length}`, 'raw pg', 'service', 'service / raw'],
+    [`T = ${int(turns)} turns (${int(messages)} messages, ${f(m((r) => r.payloadBytes) / MIB, 1)} MiB payload), medians of ${reps.length}`, ...COLUMNS],
     row('append per turn (ms): INSERT per message / POST per message', perTurn('rawMessage'), perTurn('serviceMessage')),
     row('append per turn (ms): one INSERT per turn / one POST per turn', perTurn('rawBatched'), perTurn('serviceTurn')),
     row('append per turn (ms): INSERT per message / one POST per turn (target <= 3x)', perTurn('rawMessage'), perTurn('serviceTurn')),
@@ -727,24 +779,30 @@ function reportT(turns: number, reps: Rep[]): void {
     row('bytes stored / payload bytes', m((r) => r.stored.raw), m((r) => r.stored.service), 2),
     row('read the whole history, p50 (ms) (target <= 1.5x)', m((r) => r.history.raw), m((r) => r.history.service)),
     row('last 20 messages, p50 (ms) (target <= 2x)', m((r) => r.last20.raw), m((r) => r.last20.service)),
-    [`context of the ${int(messages)} messages, format=openai, p50 (ms)`, '—', ms(m((r) => r.context)), '—'],
+    ...(FLOOR ? [] : [[`context of the ${int(messages)} messages, format=openai, p50 (ms)`, '—', ms(m((r) => r.context)), '—']]),
   ]);
 }
 
 function reportLarge(large: Large): void {
   const rows: string[][] = [
-    ['large tool results', 'raw pg', 'service', 'service / raw'],
+    ['large tool results', ...COLUMNS],
     [`one ${int(LARGE.bytes / 1024)} KB tool result appended alone, p50 of ${LARGE.measured} (ms) (target <= 10)`, ms(large.single.raw), ms(large.single.service), ratio(large.single.service, large.single.raw)],
   ];
   const fl = large.flood;
   const label = `${FLOOD.clients} clients appending ${int(FLOOD.bytes / 1024)} KB results`;
   rows.push(
-    [`${label}: MB/s ingested in all (target >= 40)`, '—', f(fl.mbPerSec, 1), '—'],
-    [`${label}: p50 / p99 per append (ms) (target p99 <= 1,000)`, '—', `${ms(fl.p50)} / ${ms(fl.p99)}`, '—'],
+    [`${label}: MB/s ingested in all (target >= 40)`, f(large.rawFlood.mbPerSec, 1), f(fl.mbPerSec, 1), ratio(fl.mbPerSec, large.rawFlood.mbPerSec)],
+    [
+      `${label}: p50 / p99 per append (ms) (target p99 <= 1,000)`,
+      `${ms(large.rawFlood.p50)} / ${ms(large.rawFlood.p99)}`,
+      `${ms(fl.p50)} / ${ms(fl.p99)}`,
+      `${ratio(fl.p50, large.rawFlood.p50)} / ${ratio(fl.p99, large.rawFlood.p99)}`,
+    ],
   );
   if (fl.rssBefore !== undefined) {
-    rows.push([`${label}: API VmRSS before / peak (MiB) (target peak < 300 MB)`, '—', `${int(fl.rssBefore)} / ${int(fl.rssPeak!)}`, '—']);
-    rows.push(['API VmHWM after the whole run (MiB)', '—', int(fl.hwm!), '—']);
+    const server = FLOOR ? 'floor server' : 'API';
+    rows.push([`${label}: ${server} VmRSS before / peak (MiB) (target peak < 300 MB)`, '—', `${int(fl.rssBefore)} / ${int(fl.rssPeak!)}`, '—']);
+    rows.push([`${server} VmHWM after the whole run (MiB)`, '—', int(fl.hwm!), '—']);
   }
   printTable(rows);
   console.log(`\n${int(fl.appends)} appends of ${int(FLOOD.bytes / 1024)} KB in ${f(fl.seconds, 1)} s${fl.rssBefore === undefined ? '; API memory not read (BENCH_URL: not spawned here)' : `; VmRSS sampled every ${RSS_SAMPLE_MS} ms`}`);
@@ -753,7 +811,7 @@ function reportLarge(large: Large): void {
 function reportThroughput(tp: Throughput): void {
   const { clients, slices, sliceSeconds } = THROUGHPUT;
   const rate = (x: Flow) => x.events / x.seconds;
-  const rows: string[][] = [[`${clients} sessions appending concurrently, ${slices} x ${sliceSeconds} s per side`, 'raw pg', 'service', 'service / raw']];
+  const rows: string[][] = [[`${clients} sessions appending concurrently, ${slices} x ${sliceSeconds} s per side`, ...COLUMNS]];
   const add = (label: string, k: FlowCase) => {
     const { raw, service } = tp[k];
     const [r, s] = [sampleStats(raw.latencies), sampleStats(service.latencies)];
@@ -767,7 +825,7 @@ function reportThroughput(tp: Throughput): void {
   add('single small events, one INSERT / one POST each', 'small');
   printTable(rows);
   const calls = (k: FlowCase) => `${int(tp[k].raw.latencies.length)} / ${int(tp[k].service.latencies.length)}`;
-  console.log(`\ncalls raw / service: per message ${calls('message')}, per turn ${calls('turn')}, small ${calls('small')}`);
+  console.log(`\ncalls raw / ${COLUMNS[1]}: per message ${calls('message')}, per turn ${calls('turn')}, small ${calls('small')}`);
 }
 
 // ---------------------------------------------------------------- main
@@ -783,7 +841,7 @@ runBench(async () => {
     const [{ synchronous_commit: syncCommit }] = (await pg.query('SHOW synchronous_commit')).rows;
     const load = () => os.loadavg().map((x) => f(x)).join(' ');
     console.log(
-      `bench/peers: ${EXTERNAL ?? `API spawned here (pid ${svc.api!.pid}, tenant limits off)`}, node ${process.version}, ${os.cpus().length} cpus, ` +
+      `bench/peers: ${EXTERNAL ?? (FLOOR ? `the floor (bench/floor-server) spawned here (pid ${svc.api!.pid})` : `API spawned here (pid ${svc.api!.pid}, tenant limits off)`)}, node ${process.version}, ${os.cpus().length} cpus, ` +
         `PostgreSQL ${pgVersion} (synchronous_commit=${syncCommit}); T = ${TURNS.join(', ')}, ${REPS} repetitions`,
     );
     console.log(`load average before: ${load()} (other processes on these cores skew every figure)`);

@@ -94,22 +94,26 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The built API's entry point. */
+const API_MAIN = join(__dirname, '..', 'apps', 'api', 'src', 'main.js');
+
 /**
- * The built API (dist/apps/api/src/main.js) as a child process on `port` of
- * loopback, with `env` over this process's environment; resolves once
- * /healthz answers, for benchmarks that start the API themselves.
+ * The built API (or another built server, `main`: bench/floor-server) as a
+ * child process on `port` of loopback, with `env` over this process's
+ * environment; resolves once /healthz answers, for benchmarks that start the
+ * API themselves.
  */
-export async function spawnApi(port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'apps', 'api', 'src', 'main.js')], {
+export async function spawnApi(port: number, env: Record<string, string>, main = API_MAIN): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [main], {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-    if (child.exitCode !== null) throw new Error('the API exited during start-up');
+    if (child.exitCode !== null) throw new Error(`${main} exited during start-up`);
     if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) return child;
   }
   child.kill('SIGKILL');
-  throw new Error('the API did not start within 30 s');
+  throw new Error(`${main} did not start within 30 s`);
 }
 
 /** The URL `server` (any database of it) names, pointed at its database `name`: for scratch databases. */
