@@ -49,8 +49,11 @@
  * past them goes round again, raw with the same JSON, the service with its
  * call ids and outputs marked by the lap (no repeated call id, nothing
  * deduplicated). Events/s: the events appended over the slices' wall time,
- * each slice ending with its last call; p50 / p99 per call; each session's
- * head (raw: its row count) is checked against the events appended.
+ * each slice ending with its last call; p50 / p99 per call; the CPU per call
+ * of this process (the clients), of the server (when spawned here) and of
+ * every PostgreSQL process, from /proc, and the cores they kept busy; each
+ * session's head (raw: its row count) is checked against the events
+ * appended.
  *
  * By default it creates a scratch database (DATABASE_URL names the server,
  * default postgres://postgres@127.0.0.1:5432/postgres), spawns the built API
@@ -95,6 +98,8 @@ import {
   nowMs,
   OWNER_URL,
   printTable,
+  postgresCpuMs,
+  procCpuMs,
   procStatusMiB,
   requireLoopback,
   runBench,
@@ -568,7 +573,7 @@ async function floodRaw(svc: Service, pg: Client, schema: string, bodies: string
         return [await session.insert([json]), 1];
       };
     });
-    const flow: Flow = { events: 0, seconds: 0, latencies: [] };
+    const flow = newFlow();
     await runFor(FLOOD.seconds, steps, flow);
     const st = sampleStats(flow.latencies);
     return { mbPerSec: bytes / 1e6 / flow.seconds, p50: st.p50, p99: st.p99 };
@@ -583,12 +588,19 @@ async function floodRaw(svc: Service, pg: Client, schema: string, bodies: string
 const FLOW_CASES = ['message', 'turn', 'small'] as const;
 type FlowCase = (typeof FLOW_CASES)[number];
 
-/** One side of one case: its calls' latencies and the events they appended, over `seconds` of wall time. */
+/**
+ * One side of one case: its calls' latencies and the events they appended, over `seconds` of wall time,
+ * and the CPU (ms) that time took in this process (the clients), the server under test and PostgreSQL.
+ */
 interface Flow {
   events: number;
   seconds: number;
   latencies: number[];
+  /** `server`: undefined where no server was read (raw pg's side, or an API not spawned here). */
+  cpu: { clients: number; server?: number; postgres: number };
 }
+
+const newFlow = (): Flow => ({ events: 0, seconds: 0, latencies: [], cpu: { clients: 0, postgres: 0 } });
 
 /** A client's next call: its latency (the request alone) and how many events it appended. */
 type Step = () => Promise<[ms: number, events: number]>;
@@ -608,8 +620,12 @@ function serviceTurn(load: Workload, t: number): AgentEvent[] {
   return turn.map((e) => ({ ...e, data: { message: { ...e.data.message, parts: e.data.message.parts.map(part) } } }));
 }
 
-/** Every step, all at once, back to back until `seconds` have passed; the flow's time ends with the last call. */
-async function runFor(seconds: number, steps: Step[], into: Flow): Promise<void> {
+/**
+ * Every step, all at once, back to back until `seconds` have passed; the flow's time ends with the last call.
+ * `serverPid`: the server whose CPU the calls cost (none for raw pg's side).
+ */
+async function runFor(seconds: number, steps: Step[], into: Flow, serverPid?: number): Promise<void> {
+  const cpu0 = { clients: process.cpuUsage(), server: serverPid ? procCpuMs(serverPid) : 0, postgres: postgresCpuMs() };
   const t0 = nowMs();
   const deadline = t0 + seconds * 1000;
   await Promise.all(
@@ -622,6 +638,10 @@ async function runFor(seconds: number, steps: Step[], into: Flow): Promise<void>
     }),
   );
   into.seconds += (nowMs() - t0) / 1000;
+  const clients = process.cpuUsage(cpu0.clients);
+  into.cpu.clients += (clients.user + clients.system) / 1000;
+  if (serverPid) into.cpu.server = (into.cpu.server ?? 0) + procCpuMs(serverPid) - cpu0.server;
+  into.cpu.postgres += postgresCpuMs() - cpu0.postgres;
 }
 
 async function throughput(svc: Service, pg: Client, schema: string): Promise<Throughput> {
@@ -710,14 +730,13 @@ async function throughput(svc: Service, pg: Client, schema: string): Promise<Thr
     // Warm-up: one untimed call per client (new connections, first statements).
     for (const k of FLOW_CASES) for (const side of ['raw', 'service'] as const) await Promise.all(steps[k][side].map((step) => step()));
 
-    const flow = (): Flow => ({ events: 0, seconds: 0, latencies: [] });
-    const result = Object.fromEntries(FLOW_CASES.map((k) => [k, { raw: flow(), service: flow() }])) as Throughput;
+    const result = Object.fromEntries(FLOW_CASES.map((k) => [k, { raw: newFlow(), service: newFlow() }])) as Throughput;
     const { slices, sliceSeconds } = THROUGHPUT;
     console.error(`throughput: ${clients} clients per side, ${slices} x ${sliceSeconds} s per side and case (${FLOW_CASES.join(', ')}) ...`);
     for (let s = 0; s < slices; s++) {
       for (const [k, name] of FLOW_CASES.entries()) {
         const order = (s + k) % 2 === 0 ? (['raw', 'service'] as const) : (['service', 'raw'] as const);
-        for (const side of order) await runFor(sliceSeconds, steps[name][side], result[name][side]);
+        for (const side of order) await runFor(sliceSeconds, steps[name][side], result[name][side], side === 'service' ? svc.api?.pid : undefined);
       }
     }
 
@@ -808,6 +827,12 @@ function reportLarge(large: Large): void {
   console.log(`\n${int(fl.appends)} appends of ${int(FLOOD.bytes / 1024)} KB in ${f(fl.seconds, 1)} s${fl.rssBefore === undefined ? '; API memory not read (BENCH_URL: not spawned here)' : `; VmRSS sampled every ${RSS_SAMPLE_MS} ms`}`);
 }
 
+/** A flow's CPU per call, by process. */
+function cpuPerCall(flow: Flow): string {
+  const per = (x: number) => f(x / flow.latencies.length);
+  return `${per(flow.cpu.clients)} / ${flow.cpu.server === undefined ? '—' : per(flow.cpu.server)} / ${per(flow.cpu.postgres)}`;
+}
+
 function reportThroughput(tp: Throughput): void {
   const { clients, slices, sliceSeconds } = THROUGHPUT;
   const rate = (x: Flow) => x.events / x.seconds;
@@ -818,6 +843,7 @@ function reportThroughput(tp: Throughput): void {
     rows.push(
       [`${label}: events/s${k === 'turn' ? ' (target >= 5,000 events/s)' : ''}`, int(rate(raw)), int(rate(service)), ratio(rate(service), rate(raw))],
       [`${label}: p50 / p99 per call (ms)`, `${ms(r.p50)} / ${ms(r.p99)}`, `${ms(s.p50)} / ${ms(s.p99)}`, `${ratio(s.p50, r.p50)} / ${ratio(s.p99, r.p99)}`],
+      [`${label}: CPU per call (ms): clients / ${COLUMNS[1]} / PostgreSQL`, cpuPerCall(raw), cpuPerCall(service), '—'],
     );
   };
   add('turns, INSERT per message / POST per message', 'message');
@@ -826,6 +852,14 @@ function reportThroughput(tp: Throughput): void {
   printTable(rows);
   const calls = (k: FlowCase) => `${int(tp[k].raw.latencies.length)} / ${int(tp[k].service.latencies.length)}`;
   console.log(`\ncalls raw / ${COLUMNS[1]}: per message ${calls('message')}, per turn ${calls('turn')}, small ${calls('small')}`);
+  const cores = (k: FlowCase, side: 'raw' | 'service') => {
+    const { cpu, seconds } = tp[k][side];
+    return f((cpu.clients + (cpu.server ?? 0) + cpu.postgres) / 1000 / seconds, 1);
+  };
+  console.log(
+    `cores busy (CPU of the three over wall time; this machine has ${os.cpus().length}), raw / ${COLUMNS[1]}: ` +
+      `per message ${cores('message', 'raw')} / ${cores('message', 'service')}, per turn ${cores('turn', 'raw')} / ${cores('turn', 'service')}, small ${cores('small', 'raw')} / ${cores('small', 'service')}`,
+  );
 }
 
 // ---------------------------------------------------------------- main

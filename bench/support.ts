@@ -4,7 +4,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -128,6 +128,28 @@ export function procStatusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
   if (!line) throw new Error(`/proc/${pid}/status has no ${field}`);
   return Number(/(\d+)/.exec(line)![1]) / 1024;
+}
+
+/** User + system CPU of a process so far, in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+export function procCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The CPU of every PostgreSQL process of this machine so far, in ms (0 where PostgreSQL is not local). */
+export function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += procCpuMs(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
 }
 
 // ---------------------------------------------------------------- scratch tenant
