@@ -313,9 +313,16 @@ export interface KnownToolCallRow {
 }
 
 export async function findToolCalls(tx: Tx, sessionId: string, callIds: string[]): Promise<KnownToolCallRow[]> {
+  // One index probe per id, as ownEvents does: with `call_id = ANY($2)` the planner, whenever its estimate for
+  // the session was low (stale statistics, a young tenant), probed (tenant_id, session_id) only and filtered
+  // every call of the session: an append with tool results cost O(the session's calls), 0.9 ms at 2,400.
   const rows = await tx.query(
-    `SELECT call_id, name, answered_seq FROM session_tool_calls
-      WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = ANY($2::text[])`,
+    `SELECT c.call_id, c.name, c.answered_seq
+       FROM unnest($2::text[]) AS wanted(id)
+       CROSS JOIN LATERAL (
+         SELECT call_id, name, answered_seq FROM session_tool_calls
+          WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = wanted.id
+          LIMIT 1) c`,
     [sessionId, callIds],
   );
   return rows.map((r) => ({ callId: r.call_id, name: r.name, answered: r.answered_seq !== null }));
@@ -341,12 +348,23 @@ export async function recordToolCalls(
     );
   }
   if (answeredBefore.length > 0) {
-    await tx.query(
-      `UPDATE session_tool_calls c SET answered_seq = t.seq
-         FROM unnest($2::text[], $3::bigint[]) AS t(call_id, seq)
-        WHERE c.tenant_id = current_tenant() AND c.session_id = $1 AND c.call_id = t.call_id`,
+    // Each row found by one index probe, then updated by its tuple id. Joined on the key, the planner (on the
+    // same low estimate as above) scanned every call of the session: 4.2 ms for one answer at 2,400 calls.
+    // The session lock, held by the caller, keeps these rows from changing between the probe and the update;
+    // were one to change anyway, it would be skipped, and the count below refuses the batch.
+    const updated = await tx.query(
+      `UPDATE session_tool_calls c SET answered_seq = w.seq
+         FROM (SELECT k.row, t.seq
+                 FROM unnest($2::text[], $3::bigint[]) AS t(call_id, seq)
+                 CROSS JOIN LATERAL (
+                   SELECT ctid AS row FROM session_tool_calls
+                    WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = t.call_id
+                    LIMIT 1) k) w
+        WHERE c.ctid = w.row
+       RETURNING 1`,
       [sessionId, answeredBefore.map((a) => a.callId), answeredBefore.map((a) => a.seq)],
     );
+    if (updated.length !== answeredBefore.length) throw new Error(`session ${sessionId}: ${updated.length} of ${answeredBefore.length} answered tool calls recorded`);
   }
 }
 
