@@ -644,7 +644,8 @@ function serviceTurn(load: Workload, t: number): AgentEvent[] {
  * `serverPid`: the server whose CPU the calls cost (none for raw pg's side).
  */
 async function runFor(seconds: number, steps: Step[], into: Flow, serverPid?: number): Promise<void> {
-  const cpu0 = { clients: process.cpuUsage(), server: serverPid ? procCpuMs(serverPid) : 0, postgres: postgresCpuMs() };
+  // The clients' reading last: the /proc scans are not theirs.
+  const cpu0 = { server: serverPid ? procCpuMs(serverPid) : 0, postgres: postgresCpuMs(), clients: process.cpuUsage() };
   const t0 = nowMs();
   const deadline = t0 + seconds * 1000;
   await Promise.all(
@@ -657,7 +658,7 @@ async function runFor(seconds: number, steps: Step[], into: Flow, serverPid?: nu
     }),
   );
   into.seconds += (nowMs() - t0) / 1000;
-  const clients = process.cpuUsage(cpu0.clients);
+  const clients = process.cpuUsage(cpu0.clients); // first, before the /proc scans
   into.cpu.clients += (clients.user + clients.system) / 1000;
   if (serverPid) into.cpu.server = (into.cpu.server ?? 0) + procCpuMs(serverPid) - cpu0.server;
   into.cpu.postgres += postgresCpuMs() - cpu0.postgres;

@@ -130,26 +130,40 @@ export function procStatusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(/(\d+)/.exec(line)![1]) / 1024;
 }
 
-/** User + system CPU of a process so far, in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
-export function procCpuMs(pid: number): number {
+/** Fields 3.. of /proc/<pid>/stat (after the command name, which may hold spaces): [0] is field 3, state. */
+function procStat(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** User + system CPU of a process so far, in ms (fields 14 and 15, clock ticks of 10 ms). */
+export function procCpuMs(pid: number): number {
+  const fields = procStat(pid);
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The CPU of every PostgreSQL process of this machine so far, in ms (0 where PostgreSQL is not local). */
+/**
+ * The CPU of PostgreSQL on this machine so far, in ms (0 where it is not local): every live postgres
+ * process's own, plus what each postmaster collected from its children that exited (fields 16 and 17),
+ * so a backend that ends between two readings still counts.
+ */
 export function postgresCpuMs(): number {
-  let total = 0;
+  const processes: Array<{ pid: number; fields: string[] }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += procCpuMs(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') processes.push({ pid: Number(entry), fields: procStat(Number(entry)) });
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  return total;
+  const pids = new Set(processes.map((p) => p.pid));
+  return processes.reduce((total, { fields }) => {
+    const own = Number(fields[11]) + Number(fields[12]);
+    // A postmaster: its parent (field 4) is not a postgres process.
+    const reaped = pids.has(Number(fields[1])) ? 0 : Number(fields[13]) + Number(fields[14]);
+    return total + (own + reaped) * 10;
+  }, 0);
 }
 
 // ---------------------------------------------------------------- scratch tenant

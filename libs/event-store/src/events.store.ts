@@ -354,13 +354,14 @@ export async function recordToolCalls(
     // were one to change anyway, it would be skipped, and the count below refuses the batch.
     const updated = await tx.query(
       `UPDATE session_tool_calls c SET answered_seq = w.seq
-         FROM (SELECT k.row, t.seq
+         FROM (SELECT k.tbl, k.row, t.seq
                  FROM unnest($2::text[], $3::bigint[]) AS t(call_id, seq)
                  CROSS JOIN LATERAL (
-                   SELECT ctid AS row FROM session_tool_calls
+                   SELECT tableoid AS tbl, ctid AS row FROM session_tool_calls
                     WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = t.call_id
                     LIMIT 1) k) w
-        WHERE c.ctid = w.row
+        -- A tuple id names a row only within its table: the table too, should this one ever be partitioned.
+        WHERE c.tableoid = w.tbl AND c.ctid = w.row
        RETURNING 1`,
       [sessionId, answeredBefore.map((a) => a.callId), answeredBefore.map((a) => a.seq)],
     );
