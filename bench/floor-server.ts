@@ -1,7 +1,7 @@
 /**
  * The floor for bench/peers (BENCH_TARGET=floor): the least an HTTP service
  * over PostgreSQL can do for the calls the benchmark makes, so a run shows
- * how much of the gap to raw pg any Node HTTP service on this machine pays
+ * how much of the gap to raw pg a minimal Node HTTP service here pays
  * and how much is this service's own work.
  *
  * Bare `node:http` and `pg`: no framework, authentication, validation,

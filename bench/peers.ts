@@ -72,7 +72,7 @@
  *
  * BENCH_TARGET=floor runs the same workload against bench/floor-server
  * instead of the API: bare node:http over a raw table, no processing. Its
- * ratios to raw are what any Node HTTP service on this machine pays for
+ * ratios to raw are what a minimal Node HTTP service on this machine pays for
  * being one; the API's ratios over them are its own work. The floor has no
  * context read (left out).
  *
