@@ -14,6 +14,8 @@
  * placeholder) and is never part of the service.
  *
  *   PORT=3999 DATABASE_URL=postgres://postgres@127.0.0.1:5432/scratch node dist/bench/floor-server.js
+ *
+ * DB_POOL_SIZE sets its pool (default 10, the API's default).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -30,7 +32,7 @@ function send(res: http.ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
-async function append(sessionId: string, events: Array<{ id?: string }>): Promise<string> {
+async function append(sessionId: string, events: Array<{ id?: string; type?: string }>): Promise<string> {
   const head = heads.get(sessionId);
   if (head === undefined) throw new Error(`no session ${sessionId}`);
   const params: unknown[] = [sessionId];
@@ -62,7 +64,7 @@ async function route(req: http.IncomingMessage, body: Buffer, res: http.ServerRe
   if (req.method === 'POST' && id === undefined) {
     const sessionId = randomUUID();
     heads.set(sessionId, 0);
-    await append(sessionId, [{ id: `${sessionId}-created`, type: 'session.created' } as { id: string }]);
+    await append(sessionId, [{ id: `${sessionId}-created`, type: 'session.created' }]);
     return send(res, 201, JSON.stringify({ id: sessionId, headSeq: 1 }));
   }
   if (req.method === 'GET' && sub === undefined) {
