@@ -131,6 +131,8 @@ export interface CompactionCompletedData {
   durationMs: number;
   /** The pins in force at coveredThroughSeq: the window after the pivot folds its pin events onto them. Absent = none. */
   pins?: Pin[];
+  /** The overhead (ViewTokens.overhead) learnt on the view it replaced, carried until a step measures the new one. Absent = 0. */
+  overhead?: number;
   [key: string]: unknown;
 }
 export interface CompactionFailedData {

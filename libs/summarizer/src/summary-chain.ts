@@ -34,6 +34,8 @@ export interface SummaryChainInput {
   session: { model: string; system: string | null };
   /** The session's token figure when planned (the view's estimate). */
   tokensBefore: number;
+  /** What the provider counts beyond the view's estimate, learnt on the view being compacted (ViewTokens.overhead). */
+  overhead?: number;
   /** Usable tokens of the session's window (evaluateOverflow); null = unlimited. */
   usable: number | null;
   /** Aborts the whole chain (worker shutdown, job cancelled): the chain rethrows instead of falling back. */
@@ -215,7 +217,7 @@ export class SummaryChain {
     durationMs: number,
   ): CompactionCompletion {
     const { plan, config, marker } = input;
-    const common = { marker, plan, model: result.model, retain: result.retain, durationMs: Math.round(durationMs), tokensBefore: input.tokensBefore };
+    const common = { marker, plan, model: result.model, retain: result.retain, durationMs: Math.round(durationMs), tokensBefore: input.tokensBefore, overhead: input.overhead };
     if (source === KEEP_LAST_TURNS) {
       const prefix = buildKeepLastTurnsFallback(plan);
       const { retention } = checkRetention({

@@ -209,6 +209,7 @@ export class CompactionsService {
       config: compaction,
       session: { model: read.session.model, system: read.session.system },
       tokensBefore: composed.view.tokens.estimated,
+      overhead: composed.view.tokens.overhead,
       usable: composed.overflow.usable,
       outputs,
     });

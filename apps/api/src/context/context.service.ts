@@ -11,6 +11,7 @@ export function tokenFigures({ view, limits, overflow }: SessionView) {
   return {
     estimated: view.tokens.estimated,
     basis: view.tokens.basis,
+    overhead: view.tokens.overhead,
     usable: overflow.usable,
     limit: limits.context,
     threshold: overflow.threshold,

@@ -35,7 +35,17 @@ const CompactionState = object({
 
 const TokenFigures = object({
   estimated: { type: 'integer', description: "The context's size in tokens, as best known" },
-  basis: { type: 'string', enum: ['usage+estimate', 'estimate'], description: '`usage+estimate`: provider usage of a step that saw this context, plus estimates of what came after' },
+  basis: {
+    type: 'string',
+    enum: ['usage+estimate', 'estimate'],
+    description:
+      '`usage+estimate`: the provider usage of the newest step that measured this context (trusted whatever its size), plus estimates of what came after; `estimate`: the estimate of the whole view plus `overhead`',
+  },
+  overhead: {
+    type: 'integer',
+    minimum: 0,
+    description: "What the provider counts beyond the view's estimate (tool definitions, framing, images): its usage minus the estimate of the view it measured, carried across compactions, prunes and archives",
+  },
   usable: { type: ['integer', 'null'], description: 'Tokens the model may be sent (window minus output reserve); null for a model without known limits' },
   limit: { type: ['integer', 'null'], description: "The model's context window" },
   threshold: { type: ['integer', 'null'], description: 'Automatic compaction starts above this' },

@@ -108,6 +108,7 @@ export class CompactSession {
       config: compaction,
       session: { model: read.session.model, system: read.session.system },
       tokensBefore: composed.view.tokens.estimated,
+      overhead: composed.view.tokens.overhead,
       usable: composed.overflow.usable,
       signal,
       outputs,

@@ -54,6 +54,8 @@ export interface CompletionInput {
   record?: SummaryRecord | null;
   /** The retention check's result (prefixWithRetention). */
   retention?: Retention | null;
+  /** The overhead learnt on the view being compacted (ViewTokens.overhead): the new view's figure until a step measures it. */
+  overhead?: number;
 }
 
 /** The completion's data; tokensAfter is tokensBefore minus what the pivot covers plus the new prefix. */
@@ -79,6 +81,7 @@ export function buildCompletedData(input: CompletionInput): CompactionCompletion
     ...(input.record ? { record: input.record } : {}),
     ...(input.retention ? { retention: input.retention } : {}),
     ...(plan.pinsAtCut.length > 0 ? { pins: plan.pinsAtCut } : {}),
+    ...(input.overhead ? { overhead: input.overhead } : {}),
   };
 }
 

@@ -190,8 +190,8 @@ const DATA: Record<EventType, JsonSchema> = {
       usage: ref('Usage'),
       finishReason: text(64, '`length` or `max_tokens` (a reply cut at its limit) makes the session a compaction candidate'),
       contextSeq: count(
-        'The headSeq of the context the call was sent with (GET .../context reports it). Without it, usage measured ' +
-          'before the latest compaction or more than 2x away from the view estimate is not trusted',
+        'The headSeq of the context the call was sent with (GET .../context reports it); without it, the last event the client ' +
+          'itself appended before the step. Usage measured before the latest compaction, prune or archive is not trusted',
       ),
     },
     ['usage'],
@@ -216,6 +216,7 @@ const DATA: Record<EventType, JsonSchema> = {
       messagesCompacted: count(),
       durationMs: count(),
       pins: { type: 'array', items: ref('Pin') },
+      overhead: count(),
     },
     ['markerSeq', 'coveredThroughSeq', 'summary', 'prefix', 'strategy', 'model', 'tokensBefore', 'tokensAfter', 'messagesCompacted', 'durationMs'],
     { additionalProperties: true },

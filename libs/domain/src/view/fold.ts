@@ -14,6 +14,18 @@ export interface WindowFold {
   lastUsage: MeasuredUsage | null;
   /** The newest prune or archive: usage reported before it counted outputs the view no longer shows. */
   lastRewriteSeq: number;
+  /** What each prune or archive took out of an entry, so the view a usage measured before it can be rebuilt in figures. */
+  rewrites: EntryRewrite[];
+}
+
+/** An entry a prune or an archive rewrote: the tokens it had before (its stored estimate, or the approximation of the original). */
+export interface EntryRewrite {
+  /** The rewritten entry's seq. */
+  seq: number;
+  /** The newest prune or archive that changed it. */
+  rewriteSeq: number;
+  /** Its stored estimate before the rewrite. */
+  tokensBefore: number;
 }
 
 /** Unset means visible (seed 001's routing flags). */
@@ -33,6 +45,8 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
   const entries: ViewEntry[] = [];
   const pruned = new Map<string, boolean>();
   const archived = new Set<string>();
+  // The seq of the newest prune or archive of each call, for EntryRewrite.
+  const rewrittenAt = new Map<string, number>();
   let lastAbortSeq = 0;
   let lastUsage: MeasuredUsage | null = null;
   let lastRewriteSeq = 0;
@@ -49,11 +63,17 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
         show(event.data.message, event.seq, event.tokens);
         break;
       case 'tool_outputs.pruned':
-        for (const callId of event.data.callIds) pruned.set(callId, (pruned.get(callId) ?? false) || !!event.data.clearInputs);
+        for (const callId of event.data.callIds) {
+          pruned.set(callId, (pruned.get(callId) ?? false) || !!event.data.clearInputs);
+          rewrittenAt.set(callId, event.seq);
+        }
         lastRewriteSeq = event.seq;
         break;
       case 'tool_results.archived':
-        for (const callId of event.data.callIds) archived.add(callId);
+        for (const callId of event.data.callIds) {
+          archived.add(callId);
+          rewrittenAt.set(callId, event.seq);
+        }
         show(event.data.digest, event.seq, event.tokens);
         lastRewriteSeq = event.seq;
         break;
@@ -82,13 +102,16 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
   }
 
   const rewrite = (part: Part) => rewritePart(part, pruned, archived);
-  return {
-    entries: entries.flatMap((entry) => rewriteEntry(entry, rewrite)),
-    prunedCallIds: pruned,
-    lastAbortSeq,
-    lastUsage,
-    lastRewriteSeq,
-  };
+  const rewrites: EntryRewrite[] = [];
+  const folded = entries.flatMap((entry) => {
+    const out = rewriteEntry(entry, rewrite);
+    if (out[0] !== entry && entry.tokens !== undefined) {
+      const rewriteSeq = Math.max(...entry.message.parts.map((part) => ('callId' in part ? (rewrittenAt.get(part.callId) ?? 0) : 0)));
+      rewrites.push({ seq: entry.seq, rewriteSeq, tokensBefore: entry.tokens });
+    }
+    return out;
+  });
+  return { entries: folded, prunedCallIds: pruned, lastAbortSeq, lastUsage, lastRewriteSeq, rewrites };
 }
 
 function rewritePart(part: Part, pruned: ReadonlyMap<string, boolean>, archived: ReadonlySet<string>): Part | null {

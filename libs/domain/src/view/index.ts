@@ -16,7 +16,7 @@ export { normalizePairs } from './normalize';
 export type { NormalizedView, NormalizeOptions } from './normalize';
 export { defaultContextBudgetTokens, toolOutputTokens, trimToolOutputs } from './trim';
 export type { TrimmedView } from './trim';
-export { USAGE_TRUST_FACTOR, usageTotal, viewTokenBound, viewTokens } from './tokens';
+export { usageTotal, viewTokenBound, viewTokens } from './tokens';
 export { requestPointAfter, usageMeasuredSeq } from './usage-measure';
 export type { MeasuredUsage } from './usage-measure';
 export type { ViewTokensInput } from './tokens';

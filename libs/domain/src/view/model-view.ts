@@ -34,7 +34,10 @@ export function buildModelView(input: BuildModelViewInput): ModelView {
     systemTokens: input.systemTokens,
     model: input.model,
     usage: window.lastUsage,
-    staleThroughSeq: Math.max(pivot?.seq ?? 0, window.lastRewriteSeq),
+    pivotSeq: pivot?.seq ?? 0,
+    pivotOverhead: pivot?.data.overhead ?? 0,
+    lastRewriteSeq: window.lastRewriteSeq,
+    rewrites: window.rewrites,
   });
 
   return {

@@ -31,7 +31,7 @@ describe('view tokens', () => {
 
   it('without usage, estimates the whole view: system prompt plus stored message estimates', () => {
     const view = viewOf(conversation, { system: 'z'.repeat(40) });
-    expect(view.tokens).toEqual({ estimated: 160, basis: 'estimate', usageSeq: null, usageTokens: 0, estimatedTokens: 160, wholeEstimate: 160, ignoredUsage: null });
+    expect(view.tokens).toEqual({ estimated: 160, basis: 'estimate', usageSeq: null, usageTokens: 0, estimatedTokens: 160, wholeEstimate: 160, overhead: 0, ignoredUsage: null });
   });
 
   it("takes the caller's system prompt estimate when given", () => {
@@ -40,7 +40,7 @@ describe('view tokens', () => {
 
   it('is the usage total (input, output and both cache figures) when the usage is the newest thing', () => {
     const view = viewOf([...conversation, usage(60, 40, { creation: 20, read: 30 })]);
-    expect(view.tokens).toEqual({ estimated: 150, basis: 'usage+estimate', usageSeq: 3, usageTokens: 150, estimatedTokens: 0, wholeEstimate: 150, ignoredUsage: null });
+    expect(view.tokens).toEqual({ estimated: 150, basis: 'usage+estimate', usageSeq: 3, usageTokens: 150, estimatedTokens: 0, wholeEstimate: 150, overhead: 0, ignoredUsage: null });
   });
 
   it('adds the stored estimates of every message after the usage', () => {
@@ -52,9 +52,9 @@ describe('view tokens', () => {
     expect(view.tokens.estimated).toBe(storedTokens(before) + storedTokens(later));
   });
 
-  it('bounds the figure now and after a rewrite that turns a trusted usage stale: the larger of the figure and the whole estimate', () => {
+  it('bounds the figure now and after a rewrite that turns a trusted usage stale: the larger of the figure and the whole estimate plus the overhead', () => {
     const trustedLow = viewOf([...conversation, usage(100, 0)]).tokens;
-    expect(trustedLow).toMatchObject({ basis: 'usage+estimate', estimated: 100, wholeEstimate: 150 });
+    expect(trustedLow).toMatchObject({ basis: 'usage+estimate', estimated: 100, wholeEstimate: 150, overhead: 0 });
     expect(viewTokenBound(trustedLow)).toBe(150);
     expect(viewTokenBound(viewOf([...conversation, usage(280, 0)]).tokens)).toBe(280);
   });
@@ -64,19 +64,37 @@ describe('view tokens', () => {
     expect(viewAt(events, 1, { model: TEST_MODEL, options }).tokens.estimated).toBe(999);
   });
 
-  describe('given a usage more than 2x away from the view\'s own estimate of what it measured', () => {
-    it('when it is over twice the estimate (tools the log never sees), then it is recorded but the figure is the estimate', () => {
-      const view = viewOf([...conversation, usage(301, 0)]);
-      expect(view.tokens).toMatchObject({ basis: 'estimate', estimated: 150, ignoredUsage: { seq: 3, tokens: 301, reason: 'disagrees' } });
+  describe("given a usage far above the view's own estimate (tool definitions and framing the log never sees)", () => {
+    it('when it is the newest step, then it is trusted as is and the difference is learnt as the overhead', () => {
+      const view = viewOf([...conversation, usage(750, 0)]);
+      expect(view.tokens).toMatchObject({ basis: 'usage+estimate', estimated: 750, wholeEstimate: 150, overhead: 600, ignoredUsage: null });
     });
 
-    it('when it is under half the estimate, then likewise', () => {
-      expect(viewOf([...conversation, usage(74, 0)]).tokens).toMatchObject({ basis: 'estimate', ignoredUsage: { reason: 'disagrees' } });
+    it('when messages follow it, then the figure is the usage plus their estimates', () => {
+      const later = [user('u2', 'v'.repeat(40))];
+      expect(viewOf([...conversation, usage(750, 0), ...later]).tokens).toMatchObject({ estimated: 750 + storedTokens(later), overhead: 600 });
     });
 
-    it('when it is within 2x either way, then it is trusted', () => {
-      expect(viewOf([...conversation, usage(300, 0)]).tokens).toMatchObject({ basis: 'usage+estimate', estimated: 300, ignoredUsage: null });
-      expect(viewOf([...conversation, usage(75, 0)]).tokens).toMatchObject({ basis: 'usage+estimate', estimated: 75 });
+    it('when it is below the estimate, then it is trusted too and the overhead is 0', () => {
+      expect(viewOf([...conversation, usage(60, 0)]).tokens).toMatchObject({ basis: 'usage+estimate', estimated: 60, overhead: 0 });
+    });
+
+    it('when a prune then makes it stale, then the figure is the new estimate plus the overhead learnt on the view as it was measured', () => {
+      const window = [assistant('a1', call('c1')), tool('t1', result('c1', 'w'.repeat(4_000)))];
+      const measured = storedTokens(window);
+      const view = viewOf([...window, usage(measured + 5_000, 0), pruned(['c1'])]);
+      const placeholder = estimateMessageTokens(msg('t1', 'tool', [result('c1', prunedPlaceholder())]), TEST_MODEL);
+      const estimate = storedTokens([assistant('a1', call('c1'))]) + placeholder;
+      expect(view.tokens).toMatchObject({ basis: 'estimate', overhead: 5_000, wholeEstimate: estimate, estimated: estimate + 5_000, ignoredUsage: { reason: 'stale' } });
+    });
+
+    it('when a pivot then makes it stale, then the figure is the new estimate plus the overhead the pivot carried', () => {
+      const summary = msg('p1', 'user', [text('s'.repeat(40))]);
+      const pivot = compacted(2, [summary]);
+      (pivot.data as { overhead?: number }).overhead = 4_000;
+      const view = viewOf([user('u1', 'x'.repeat(400)), usage(5_000, 100), pivot, user('u2', 'y'.repeat(40))]);
+      expect(view.tokens).toMatchObject({ basis: 'estimate', overhead: 4_000, estimated: 10 + 10 + 4_000 });
+      expect(viewTokenBound(view.tokens)).toBe(4_020);
     });
   });
 
@@ -124,13 +142,14 @@ describe('view tokens', () => {
   it('distrusts usage reported before a prune, and estimates placeholders now', () => {
     const view = viewOf([assistant('a1', call('c1')), tool('t1', result('c1', 'w'.repeat(4_000))), usage(5_000, 10), pruned(['c1'])]);
     const placeholder = estimateMessageTokens(msg('t1', 'tool', [result('c1', prunedPlaceholder())]), TEST_MODEL);
-    expect(view.tokens.basis).toBe('estimate');
-    expect(view.tokens.estimated).toBe(storedTokens([assistant('a1', call('c1'))]) + placeholder);
+    const overhead = 5_010 - storedTokens([assistant('a1', call('c1')), tool('t1', result('c1', 'w'.repeat(4_000)))]);
+    expect(view.tokens).toMatchObject({ basis: 'estimate', wholeEstimate: storedTokens([assistant('a1', call('c1'))]) + placeholder, overhead });
   });
 
   it('distrusts usage reported before an archive', () => {
-    const view = viewOf([assistant('a1', call('c1')), tool('t1', result('c1')), usage(5_000, 10), archived(['c1'], null)]);
-    expect(view.tokens).toMatchObject({ basis: 'estimate', estimated: 0 });
+    const pair = [assistant('a1', call('c1')), tool('t1', result('c1'))];
+    const view = viewOf([...pair, usage(5_000, 10), archived(['c1'], null)]);
+    expect(view.tokens).toMatchObject({ basis: 'estimate', wholeEstimate: 0, overhead: 5_010 - storedTokens(pair), estimated: 5_010 - storedTokens(pair) });
   });
 
   it('trusts usage measured after the latest prune', () => {

@@ -1,6 +1,7 @@
 import { Usage } from '../events';
 import { countTokens, estimateMessageTokensAs, tokenizerFor } from '../models';
 import { IgnoredUsage, ViewEntry, ViewTokens } from './types';
+import { EntryRewrite } from './fold';
 import { MeasuredUsage } from './usage-measure';
 
 /** DESIGN 6: what a step's usage says the context held. */
@@ -8,30 +9,34 @@ export function usageTotal(usage: Usage): number {
   return usage.input_tokens + (usage.cache_creation_tokens ?? 0) + (usage.cache_read_tokens ?? 0) + usage.output_tokens;
 }
 
-/** A usage figure further than this factor from the view's own estimate, either way, is recorded but not trusted (issue 12). */
-export const USAGE_TRUST_FACTOR = 2;
-
 export interface ViewTokensInput {
   entries: readonly ViewEntry[];
   system?: string;
   systemTokens?: number;
   model: string;
   usage: MeasuredUsage | null;
-  /**
-   * The pivot's own seq or the newest prune/archive, whichever is later: a
-   * usage that measured the view before it counted what the model no longer sees.
-   */
-  staleThroughSeq: number;
+  /** The pivot's own seq (0 without one): a usage that measured the view before it cannot tell this view's overhead. */
+  pivotSeq: number;
+  /** The overhead the pivot carried from the view it replaced (compaction.completed.overhead). */
+  pivotOverhead: number;
+  /** The newest prune or archive after the pivot: a usage that measured the view before it counted what the model no longer sees. */
+  lastRewriteSeq: number;
+  /** What prunes and archives took out of the window's entries (foldWindow). */
+  rewrites: readonly EntryRewrite[];
 }
 
 /**
- * The last trustworthy usage plus the estimates of every message after it;
- * without one, an estimate of the whole view. A usage is not trusted when it
- * measured the view before the latest pivot or rewrite (`stale`), or when it
- * is more than USAGE_TRUST_FACTOR away from the view's own estimate of what
- * it measured (`disagrees`: a provider counting tools the log never sees, a
- * client reporting another call's figure); the figure is then the estimate.
- * Logged messages use their stored estimate; only what the view made
+ * The session's token figure. A step's usage is the provider's own count of
+ * the view it measured, tool definitions, framing and images included, so it
+ * is trusted whatever its size against the estimate; the figure is that
+ * usage plus the estimates of every message after it. A usage measured
+ * before the latest pivot, prune or archive counted what the model no longer
+ * sees (`stale`): the figure is then the estimate of the whole view plus the
+ * overhead, what the provider counts beyond the estimate. The overhead is
+ * learnt from the newest usage measured after the pivot (its total minus the
+ * estimate of the view it measured, rebuilt across later prunes and
+ * archives), else carried by the pivot from the view it replaced; never
+ * below 0. Logged messages use their stored estimate; only what the view made
  * (placeholders, synthetic results, the prefix, the pins) is estimated now,
  * by ceil(chars/4): running a tokenizer over hundreds of rewritten messages
  * on every read costs tens of milliseconds.
@@ -42,25 +47,32 @@ export function viewTokens(input: ViewTokensInput): ViewTokens {
   const sum = (list: readonly ViewEntry[]) => list.reduce((total, entry) => total + entryTokens(entry), 0);
   const systemTokens = input.systemTokens ?? countTokens(input.system ? [input.system] : [], tokenizerFor(model));
   const whole = systemTokens + sum(entries);
-  const estimate = (ignoredUsage: IgnoredUsage | null): ViewTokens => ({
-    estimated: whole,
+  const estimate = (overhead: number, ignoredUsage: IgnoredUsage | null): ViewTokens => ({
+    estimated: whole + overhead,
     basis: 'estimate',
     usageSeq: null,
     usageTokens: 0,
     estimatedTokens: whole,
     wholeEstimate: whole,
+    overhead,
     ignoredUsage,
   });
-  if (!usage) return estimate(null);
-
-  const { step } = usage;
-  const usageTokens = usageTotal(step.data.usage);
-  if (usage.measuredSeq < input.staleThroughSeq) return estimate({ seq: step.seq, tokens: usageTokens, reason: 'stale' });
-  const estimatedTokens = sum(entries.filter((entry) => entry.seq > step.seq));
-  const own = whole - estimatedTokens;
-  if (usageTokens > own * USAGE_TRUST_FACTOR || usageTokens * USAGE_TRUST_FACTOR < own) {
-    return estimate({ seq: step.seq, tokens: usageTokens, reason: 'disagrees' });
+  if (!usage || usage.measuredSeq < input.pivotSeq) {
+    return estimate(input.pivotOverhead, usage ? { seq: usage.step.seq, tokens: usageTotal(usage.step.data.usage), reason: 'stale' } : null);
   }
+
+  const { step, measuredSeq } = usage;
+  const usageTokens = usageTotal(step.data.usage);
+  // The view the step measured, in figures: what is still shown up to the step, and what later rewrites took out as it was.
+  const undone = input.rewrites.filter((rewrite) => rewrite.seq <= step.seq && rewrite.rewriteSeq > measuredSeq);
+  const undoneSeqs = new Set(undone.map((rewrite) => rewrite.seq));
+  const measured =
+    systemTokens +
+    sum(entries.filter((entry) => entry.seq <= step.seq && !(entry.origin === 'log' && undoneSeqs.has(entry.seq)))) +
+    undone.reduce((total, rewrite) => total + rewrite.tokensBefore, 0);
+  const overhead = Math.max(0, usageTokens - measured);
+  if (measuredSeq < input.lastRewriteSeq) return estimate(overhead, { seq: step.seq, tokens: usageTokens, reason: 'stale' });
+  const estimatedTokens = sum(entries.filter((entry) => entry.seq > step.seq));
   return {
     estimated: usageTokens + estimatedTokens,
     basis: 'usage+estimate',
@@ -68,6 +80,7 @@ export function viewTokens(input: ViewTokensInput): ViewTokens {
     usageTokens,
     estimatedTokens,
     wholeEstimate: whole,
+    overhead,
     ignoredUsage: null,
   };
 }
@@ -75,8 +88,9 @@ export function viewTokens(input: ViewTokensInput): ViewTokens {
 /**
  * An upper bound of the view's figure now and after any later rewrite (a
  * prune or a pivot may turn a trusted usage stale, and the figure into the
- * estimate): the larger of the two. What boundAfterGrowth starts from.
+ * estimate plus the overhead): the larger of the two. What boundAfterGrowth
+ * starts from.
  */
 export function viewTokenBound(tokens: ViewTokens): number {
-  return Math.max(tokens.estimated, tokens.wholeEstimate);
+  return Math.max(tokens.estimated, tokens.wholeEstimate + tokens.overhead);
 }

@@ -65,8 +65,10 @@ export interface ViewTokens {
   usageTokens: number;
   /** The estimated part of `estimated`. */
   estimatedTokens: number;
-  /** The estimate of the whole view whatever the basis: what the figure falls back to when the usage stops being trusted. */
+  /** The estimate of the whole view whatever the basis: what the figure falls back to (plus the overhead) when the usage stops being trusted. */
   wholeEstimate: number;
+  /** What the provider counts beyond the view's estimate (tool definitions, framing, images), learnt from its usage; 0 until a usage says more. */
+  overhead: number;
   /** The newest step's usage when it was recorded but not trusted, and why; null when trusted or absent. */
   ignoredUsage: IgnoredUsage | null;
 }
@@ -75,8 +77,8 @@ export interface IgnoredUsage {
   /** The step.finished. */
   seq: number;
   tokens: number;
-  /** `stale`: it measured the view before the latest pivot, prune or archive; `disagrees`: more than 2x away from the view's estimate. */
-  reason: 'stale' | 'disagrees';
+  /** `stale`: it measured the view before the latest pivot, prune or archive. */
+  reason: 'stale';
 }
 
 export interface ModelView {
