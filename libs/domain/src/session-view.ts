@@ -4,7 +4,7 @@ import { SessionConfig } from './config/types';
 import { invalid } from './errors';
 import { NewEvent, StoredEvent } from './events';
 import { estimateMessageTokens, ModelLimits, resolveModelLimits } from './models';
-import { buildModelView, defaultContextBudgetTokens, ModelView, PendingMode } from './view';
+import { buildModelView, defaultContextBudgetTokens, fitView, ModelView, PendingMode, ViewFit } from './view';
 import { approxMessagesTokens } from './compaction/tokens';
 import { pinnedContextMessage, pinTokens } from './pins/pins';
 
@@ -67,6 +67,19 @@ export function composeSessionView(
     messageCount: view.messages.length,
   });
   return { config, limits, view, overflow };
+}
+
+/**
+ * The view a read hands the model: never over the usable window. Over it (a
+ * compaction queued or running while the agent kept appending), the view is
+ * fitted for this read (fitView); the session's own figures, the trigger's,
+ * stay those of the whole view.
+ */
+export function readableView(composed: SessionView): SessionView & { fitted: ViewFit | null } {
+  const { usable } = composed.overflow;
+  if (usable === null) return { ...composed, fitted: null };
+  const { view, fitted } = fitView(composed.view, usable);
+  return { ...composed, view, fitted };
 }
 
 /**

@@ -7,8 +7,11 @@ export type {
   PendingToolCall,
   ViewEntry,
   ViewOptions,
+  ViewSource,
   ViewTokens,
 } from './types';
+export { FITTED_NOTICE_KIND, fittedNotice, fitView } from './fit';
+export type { FittedView, ViewFit } from './fit';
 export { buildModelView, latestPivot, viewAt } from './model-view';
 export { foldWindow, isAgentVisible } from './fold';
 export type { WindowFold } from './fold';

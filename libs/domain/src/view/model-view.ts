@@ -1,4 +1,5 @@
 import { isEventOfType, StoredEvent } from '../events';
+import { estimateMessageTokensAs } from '../models';
 import { foldPins, pinnedContextMessage } from '../pins/pins';
 import { foldWindow, isAgentVisible } from './fold';
 import { normalizePairs } from './normalize';
@@ -43,6 +44,7 @@ export function buildModelView(input: BuildModelViewInput): ModelView {
   return {
     system: input.system,
     messages: trimmed.entries.map((entry) => entry.message),
+    sources: trimmed.entries.map(({ seq, origin, tokens, message }) => ({ seq, origin, tokens: tokens ?? estimateMessageTokensAs(message, 'approx') })),
     pendingToolCalls: normalized.pendingToolCalls,
     pivotSeq: pivot?.seq ?? null,
     coveredThroughSeq,

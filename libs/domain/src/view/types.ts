@@ -81,10 +81,19 @@ export interface IgnoredUsage {
   reason: 'stale';
 }
 
+/** Where a message of the view came from and what it counts in the view's figure. */
+export interface ViewSource {
+  seq: number;
+  origin: ViewEntry['origin'];
+  tokens: number;
+}
+
 export interface ModelView {
   system?: string;
   /** Normalized messages after the system prompt: what every renderer starts from. */
   messages: Message[];
+  /** One per message, in the same order. */
+  sources: ViewSource[];
   pendingToolCalls: PendingToolCall[];
   pivotSeq: number | null;
   coveredThroughSeq: number;
