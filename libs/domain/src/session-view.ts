@@ -61,7 +61,7 @@ export function composeSessionView(
     options: { pending, contextBudgetTokens },
   });
   const overflow = evaluateOverflow({
-    tokens: { total: view.tokens.estimated },
+    tokens: { total: view.tokens.estimated, expectedGrowth: view.tokens.expectedGrowth },
     limits,
     config: config.compaction,
     messageCount: view.messages.length,

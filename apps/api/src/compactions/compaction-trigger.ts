@@ -104,6 +104,7 @@ export async function triggerAfterAppend(
       state: { ...state, pendingMarkerSeq: result.pendingMarkerSeq },
       loopGuardRatio: compaction.loopGuardRatio,
       usable: composed.overflow.usable,
+      expectedGrowth: compaction.anticipateGrowth ? composed.view.tokens.expectedGrowth : 0,
     }),
     createdAt: read.session.createdAt,
   });
@@ -130,10 +131,12 @@ async function staysBelow(tx: Tx, tenantId: string, sessionId: string, appended:
     const grown = await readGrowthSince(tx, sessionId, known.seq);
     if (!grown || grown.session.createdAt.getTime() !== known.createdAt.getTime()) return false;
     const { config, limits } = sessionSettings(grown.session);
+    const threshold = growthThreshold(limits, config.compaction);
     next = {
       seq: grown.session.headSeq,
       tokens: boundAfterGrowth(known.tokens, grown.since),
-      threshold: growthThreshold(limits, config.compaction),
+      // The known threshold may be lower: less the expected growth, or held by a pending marker (higher: Infinity).
+      threshold: threshold === null || known.threshold === null ? null : Math.min(threshold, known.threshold),
       createdAt: known.createdAt,
     };
   }

@@ -4,6 +4,9 @@ import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { CONTEXT_FORMATS, ContextFormat, PendingMode } from '@app/domain';
 import { MinSeqParam } from '../http/min-seq';
 
+/** The longest a context read waits for a pending compaction (`wait`): beyond it a client is better served by the fitted view. */
+export const MAX_CONTEXT_WAIT_SECONDS = 30;
+
 export class ContextQuery {
   @ApiPropertyOptional({ enum: CONTEXT_FORMATS, default: 'neutral' })
   @IsOptional() @IsIn(CONTEXT_FORMATS)
@@ -19,6 +22,16 @@ export class ContextQuery {
   @ApiPropertyOptional({ enum: ['abort', 'omit'], default: 'abort', description: 'How calls of a trailing assistant turn still running are rendered' })
   @IsOptional() @IsIn(['abort', 'omit'])
   pending?: PendingMode;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: MAX_CONTEXT_WAIT_SECONDS,
+    default: 0,
+    description:
+      'Seconds the read may wait, when the view is over the usable window and a compaction is pending or running, for that compaction to land; after it, or without one, the view is fitted (`fitted`)',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(MAX_CONTEXT_WAIT_SECONDS)
+  wait?: number;
 
   @ApiPropertyOptional({
     enum: ['tool_output_cache'],

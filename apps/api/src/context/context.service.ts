@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, ReadDatabase, Tx } from '@app/database';
-import { composeSessionView, ContextFormat, PendingMode, renderContext, SessionView } from '@app/domain';
+import { composeSessionView, ContextFormat, PendingMode, readableView, renderContext, SessionView } from '@app/domain';
 import { renderToolOutputTools } from '@app/domain/tool-output';
 import { readWindow, WindowRead } from '@app/event-store';
 import { compactionState } from '../compactions/compaction-state';
@@ -18,6 +18,18 @@ export function tokenFigures({ view, limits, overflow }: SessionView) {
     ratio: overflow.ratio,
   };
 }
+
+export interface ContextReadQuery {
+  format?: ContextFormat;
+  atSeq?: number;
+  minSeq?: number;
+  pending?: PendingMode;
+  wait?: number;
+  tools?: 'tool_output_cache';
+}
+
+/** How often a read waiting for a compaction (`wait`) looks again: one window read per look. */
+const CONTEXT_WAIT_POLL_MS = 200;
 
 @Injectable()
 export class ContextService {
@@ -47,13 +59,27 @@ export class ContextService {
     return { read, composed: composeSessionView(read.session, read, pending) };
   }
 
-  async context(
-    tenantId: string,
-    sessionId: string,
-    query: { format?: ContextFormat; atSeq?: number; minSeq?: number; pending?: PendingMode; tools?: 'tool_output_cache' },
-  ) {
+  /**
+   * The view a model step reads: when it is over the usable window while a
+   * compaction is pending or running, waits up to `waitSeconds` for that
+   * compaction to land (re-reading every CONTEXT_WAIT_POLL_MS), then fits
+   * what it has (readableView). An `atSeq` read never waits: its past is fixed.
+   */
+  private async readable(tenantId: string, sessionId: string, query: ContextReadQuery) {
+    const deadline = Date.now() + (query.atSeq === undefined ? (query.wait ?? 0) * 1000 : 0);
+    for (;;) {
+      const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending, { minSeq: query.minSeq });
+      const state = compactionState(read, composed);
+      const usable = composed.overflow.usable;
+      const over = usable !== null && composed.view.tokens.estimated > usable;
+      if (!over || state.pendingMarkerSeq === null || Date.now() >= deadline) return { read, composed: readableView(composed), state };
+      await new Promise((resolve) => setTimeout(resolve, Math.min(CONTEXT_WAIT_POLL_MS, Math.max(0, deadline - Date.now()))));
+    }
+  }
+
+  async context(tenantId: string, sessionId: string, query: ContextReadQuery) {
     const format = query.format ?? 'neutral';
-    const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending, { minSeq: query.minSeq });
+    const { read, composed, state } = await this.readable(tenantId, sessionId, query);
     const rendered = renderContext(composed.view, format);
     return {
       format,
@@ -66,7 +92,8 @@ export class ContextService {
       atSeq: query.atSeq === undefined ? null : Math.min(query.atSeq, read.session.headSeq),
       pendingToolCalls: composed.view.pendingToolCalls,
       repairs: composed.view.repairs,
-      compaction: compactionState(read, composed),
+      compaction: state,
+      fitted: composed.fitted,
       ...(query.tools === 'tool_output_cache' ? { tools: renderToolOutputTools(format) } : {}),
     };
   }

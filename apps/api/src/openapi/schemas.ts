@@ -220,6 +220,16 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
         droppedCallIds: { type: 'array', items: { type: 'string' } },
       }),
       compaction: ref('CompactionState'),
+      fitted: {
+        ...object({
+          tokensBefore: { type: 'integer', description: "The view's figure before fitting" },
+          clearedOutputs: { type: 'integer', description: 'Tool results shown as the placeholder with their ref for this read' },
+          droppedThroughSeq: { ...nullableSeq, description: 'The newest message left out (all before it went too; a notice stands for them), or null' },
+        }),
+        type: ['object', 'null'],
+        description:
+          'Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view',
+      },
       tools: { type: 'array', items: openObject, description: 'The tool_output_cache tools in the format (tools=tool_output_cache only)' },
     },
     ['system', 'tools'],

@@ -213,3 +213,32 @@ describe('boundAfterGrowth, growthThreshold and mayOverflow (the cheap check bef
     expect(mayOverflow(10_000_000, Number.POSITIVE_INFINITY)).toBe(false);
   });
 });
+
+describe('anticipating the next step', () => {
+  const limits = { context: 100_000, output: 10_000 };
+
+  it("given a view below the threshold whose next step's expected growth would cross it, then a compaction is asked for now", () => {
+    const config = compaction('opencode');
+    const { threshold } = evaluateOverflow({ tokens: { total: 0 }, limits, config });
+    expect(evaluateOverflow({ tokens: { total: threshold! - 5_000, expectedGrowth: 5_000 }, limits, config })).toMatchObject({ overflow: true, reason: 'threshold' });
+    expect(evaluateOverflow({ tokens: { total: threshold! - 5_001, expectedGrowth: 5_000 }, limits, config }).overflow).toBe(false);
+  });
+
+  it('given a huge last step, then at most a quarter of the usable window counts as growth', () => {
+    const config = compaction('opencode');
+    const { threshold, usable } = evaluateOverflow({ tokens: { total: 0 }, limits, config });
+    const total = threshold! - usable! / 4 - 1;
+    expect(evaluateOverflow({ tokens: { total, expectedGrowth: 1_000_000 }, limits, config }).overflow).toBe(false);
+  });
+
+  it('given anticipateGrowth off, then only the figure itself counts (OpenCode isOverflow)', () => {
+    const config = compaction('opencode', { anticipateGrowth: false });
+    const { threshold } = evaluateOverflow({ tokens: { total: 0 }, limits, config });
+    expect(evaluateOverflow({ tokens: { total: threshold! - 1, expectedGrowth: 5_000 }, limits, config }).overflow).toBe(false);
+  });
+
+  it('reports the ratio of the figure itself, not of the anticipated one', () => {
+    const config = compaction('opencode');
+    expect(evaluateOverflow({ tokens: { total: 45_000, expectedGrowth: 5_000 }, limits, config }).ratio).toBe(45_000 / 90_000);
+  });
+});

@@ -30,8 +30,13 @@ export interface OverflowEvaluation {
 }
 
 export interface OverflowInput {
-  /** The provider's last usage total (view's usageTotal) plus an estimate of what came after it, or an estimate alone. */
-  tokens: { total: number };
+  /**
+   * The provider's last usage total (view's usageTotal) plus an estimate of
+   * what came after it, or an estimate alone; and what the next step is
+   * expected to add (ViewTokens.expectedGrowth), so the compaction is asked
+   * for one step before the view would cross the threshold.
+   */
+  tokens: { total: number; expectedGrowth?: number };
   limits: ModelLimits;
   config: CompactionConfig;
   /** Visible messages in the window; only seed 001's last fallback counts them. */
@@ -59,6 +64,14 @@ function budgetOf({ trigger }: CompactionConfig, limits: ModelLimits): Budget {
   }
 }
 
+/** At most this share of the usable window counts as the next step's growth: one huge output must not make every later view look full. */
+export const EXPECTED_GROWTH_MAX_SHARE = 0.25;
+
+/** The expected growth the trigger adds to the view's figure. */
+export function expectedGrowthWithin(expectedGrowth: number, usable: number): number {
+  return Math.min(expectedGrowth, Math.floor(usable * EXPECTED_GROWTH_MAX_SHARE));
+}
+
 /** Whether the context overflows the preset's trigger, with the figures the session state shows. */
 export function evaluateOverflow(input: OverflowInput): OverflowEvaluation {
   const { config, limits, tokens } = input;
@@ -79,7 +92,8 @@ export function evaluateOverflow(input: OverflowInput): OverflowEvaluation {
   const usable = Math.max(0, budget.usable);
   const scaled = Math.floor(usable * config.thresholdRatio);
   const threshold = config.trigger.type === 'ratio' && config.trigger.tokenLimit !== null ? Math.min(scaled, config.trigger.tokenLimit) : scaled;
-  const over = tokens.total >= threshold;
+  const growth = config.anticipateGrowth ? expectedGrowthWithin(tokens.expectedGrowth ?? 0, usable) : 0;
+  const over = tokens.total + growth >= threshold;
   return {
     overflow: over && gate === null,
     reason: gate ?? (over ? 'threshold' : 'below_threshold'),

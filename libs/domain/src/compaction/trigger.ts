@@ -5,7 +5,7 @@
  */
 import type { CompactionReason, NewEvent, StoredEvent } from '../events';
 import { CompactionFacts, CompactionState, evolveCompactionFacts, INITIAL_COMPACTION_FACTS } from './decide';
-import { compactionReasonFor, loopGuardHold, OverflowEvaluation, VIEW_GROWTH_TYPES } from './overflow-policy';
+import { compactionReasonFor, expectedGrowthWithin, loopGuardHold, OverflowEvaluation, VIEW_GROWTH_TYPES } from './overflow-policy';
 
 /** Event types after which the append path looks at compaction at all; other batches skip it. */
 export const COMPACTION_TRIGGER_TYPES: ReadonlySet<string> = new Set(['step.finished', 'context.overflowed', 'compaction.requested', ...VIEW_GROWTH_TYPES]);
@@ -96,11 +96,13 @@ export function growthThresholdAfterCheck(input: {
   state: CompactionState;
   loopGuardRatio: number;
   usable: number | null;
+  /** The view's expected growth at the check (ViewTokens.expectedGrowth): the trigger counts it too. */
+  expectedGrowth?: number;
 }): number | null {
   const { threshold, facts, state } = input;
   if (threshold === null) return null;
   if (state.pendingMarkerSeq !== null) return Number.POSITIVE_INFINITY;
-  if (state.suppressedReason === null) return threshold;
+  if (state.suppressedReason === null) return input.usable === null ? threshold : threshold - expectedGrowthWithin(input.expectedGrowth ?? 0, input.usable);
   const hold = loopGuardHold(facts.latestCompletion, facts.firstTokensAfter, input.loopGuardRatio, input.usable);
   return Math.max(threshold, hold?.resumesAt ?? Number.POSITIVE_INFINITY);
 }

@@ -75,6 +75,7 @@ const COMPACTION_DEFAULTS: Omit<
   maxAttempts: 3,
   timeoutMs: 120_000,
   loopGuardRatio: 0.95,
+  anticipateGrowth: true,
 };
 
 const pruneFor = (preset: PresetName, protectedTools: string[]): PruneConfig => ({

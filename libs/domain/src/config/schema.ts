@@ -104,6 +104,7 @@ export const SESSION_CONFIG_SCHEMA: FieldSchema = object({
     maxAttempts: int(1, 10),
     timeoutMs: int(1_000, 3_600_000),
     loopGuardRatio: ratio(),
+    anticipateGrowth: bool,
   }),
   prune: object({
     enabled: bool,

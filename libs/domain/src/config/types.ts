@@ -106,6 +106,13 @@ export interface CompactionConfig {
   timeoutMs: number;
   /** An automatic compaction that left tokens at or above this share of the figure before it is not repeated. */
   loopGuardRatio: number;
+  /**
+   * Ask for the compaction when the view plus the next step's expected growth
+   * (the last step's, at most a quarter of the usable window) would cross the
+   * threshold, so the pivot usually lands before it is needed. False: the
+   * view's own figure alone, as OpenCode's isOverflow and the seeds compare.
+   */
+  anticipateGrowth: boolean;
 }
 
 /** Field names match the prune job's PruneOptions; mode is always resolved, never inferred there. */

@@ -14,6 +14,8 @@ export interface WindowFold {
   lastUsage: MeasuredUsage | null;
   /** The newest prune or archive: usage reported before it counted outputs the view no longer shows. */
   lastRewriteSeq: number;
+  /** The stored estimates of the messages between the two newest steps, the second one's own included: one step's growth of the view; null before a second step. */
+  lastStepGrowth: number | null;
   /** What each prune or archive took out of an entry, so the view a usage measured before it can be rebuilt in figures. */
   rewrites: EntryRewrite[];
 }
@@ -51,10 +53,14 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
   let lastUsage: MeasuredUsage | null = null;
   let lastRewriteSeq = 0;
   let requestPoint = 0;
+  let lastStepGrowth: number | null = null;
+  let sinceStep: number | null = null;
 
   const show = (message: Message | null, seq: number, tokens: number) => {
     // Archive events store 0 when they carry no digest; 0 also means "not computed".
-    if (message && isAgentVisible(message)) entries.push({ message, seq, tokens: tokens || undefined, origin: 'log' });
+    if (!message || !isAgentVisible(message)) return;
+    entries.push({ message, seq, tokens: tokens || undefined, origin: 'log' });
+    if (sinceStep !== null) sinceStep += tokens;
   };
 
   for (const event of events) {
@@ -82,6 +88,8 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
         break;
       case 'step.finished':
         lastUsage = { step: event, measuredSeq: usageMeasuredSeq(event, requestPoint) };
+        if (sinceStep !== null) lastStepGrowth = sinceStep;
+        sinceStep = 0;
         break;
       case 'session.created':
       case 'context.overflowed':
@@ -111,7 +119,7 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
     }
     return out;
   });
-  return { entries: folded, prunedCallIds: pruned, lastAbortSeq, lastUsage, lastRewriteSeq, rewrites };
+  return { entries: folded, prunedCallIds: pruned, lastAbortSeq, lastUsage, lastRewriteSeq, lastStepGrowth, rewrites };
 }
 
 function rewritePart(part: Part, pruned: ReadonlyMap<string, boolean>, archived: ReadonlySet<string>): Part | null {

@@ -31,7 +31,7 @@ describe('view tokens', () => {
 
   it('without usage, estimates the whole view: system prompt plus stored message estimates', () => {
     const view = viewOf(conversation, { system: 'z'.repeat(40) });
-    expect(view.tokens).toEqual({ estimated: 160, basis: 'estimate', usageSeq: null, usageTokens: 0, estimatedTokens: 160, wholeEstimate: 160, overhead: 0, ignoredUsage: null });
+    expect(view.tokens).toEqual({ estimated: 160, basis: 'estimate', usageSeq: null, usageTokens: 0, estimatedTokens: 160, wholeEstimate: 160, overhead: 0, expectedGrowth: 0, ignoredUsage: null });
   });
 
   it("takes the caller's system prompt estimate when given", () => {
@@ -40,7 +40,7 @@ describe('view tokens', () => {
 
   it('is the usage total (input, output and both cache figures) when the usage is the newest thing', () => {
     const view = viewOf([...conversation, usage(60, 40, { creation: 20, read: 30 })]);
-    expect(view.tokens).toEqual({ estimated: 150, basis: 'usage+estimate', usageSeq: 3, usageTokens: 150, estimatedTokens: 0, wholeEstimate: 150, overhead: 0, ignoredUsage: null });
+    expect(view.tokens).toEqual({ estimated: 150, basis: 'usage+estimate', usageSeq: 3, usageTokens: 150, estimatedTokens: 0, wholeEstimate: 150, overhead: 0, expectedGrowth: 0, ignoredUsage: null });
   });
 
   it('adds the stored estimates of every message after the usage', () => {
@@ -155,5 +155,19 @@ describe('view tokens', () => {
   it('trusts usage measured after the latest prune', () => {
     const window = [assistant('a1', call('c1')), tool('t1', result('c1')), pruned(['c1']), user('u2', 'next')];
     expect(viewOf([...window, usage(estimateOf(window), 10)]).tokens).toMatchObject({ basis: 'usage+estimate', estimated: estimateOf(window) + 10 });
+  });
+});
+
+describe('the expected growth of the next step', () => {
+  const cycle = (n: number, size: number): EventDraft[] => [assistant(`a${n}`, call(`c${n}`)), tool(`t${n}`, result(`c${n}`, 'r'.repeat(size)))];
+
+  it('given fewer than two steps, then none is expected', () => {
+    expect(viewOf([user('u1', 'go'), ...cycle(1, 400), usage(500, 10)]).tokens.expectedGrowth).toBe(0);
+  });
+
+  it("given two steps, then it is what was appended between them, the second step's own messages included", () => {
+    const between = [...cycle(2, 4_000), assistant('a3', 'done with the second file')];
+    const view = viewOf([user('u1', 'go'), ...cycle(1, 400), usage(500, 10), ...between, usage(1_600, 10), user('u2', 'next')]);
+    expect(view.tokens.expectedGrowth).toBe(storedTokens(between));
   });
 });

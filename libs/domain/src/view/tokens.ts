@@ -23,6 +23,8 @@ export interface ViewTokensInput {
   lastRewriteSeq: number;
   /** What prunes and archives took out of the window's entries (foldWindow). */
   rewrites: readonly EntryRewrite[];
+  /** foldWindow's lastStepGrowth. */
+  lastStepGrowth?: number | null;
 }
 
 /**
@@ -47,6 +49,7 @@ export function viewTokens(input: ViewTokensInput): ViewTokens {
   const sum = (list: readonly ViewEntry[]) => list.reduce((total, entry) => total + entryTokens(entry), 0);
   const systemTokens = input.systemTokens ?? countTokens(input.system ? [input.system] : [], tokenizerFor(model));
   const whole = systemTokens + sum(entries);
+  const expectedGrowth = input.lastStepGrowth ?? 0;
   const estimate = (overhead: number, ignoredUsage: IgnoredUsage | null): ViewTokens => ({
     estimated: whole + overhead,
     basis: 'estimate',
@@ -55,6 +58,7 @@ export function viewTokens(input: ViewTokensInput): ViewTokens {
     estimatedTokens: whole,
     wholeEstimate: whole,
     overhead,
+    expectedGrowth,
     ignoredUsage,
   });
   if (!usage || usage.measuredSeq < input.pivotSeq) {
@@ -81,6 +85,7 @@ export function viewTokens(input: ViewTokensInput): ViewTokens {
     estimatedTokens,
     wholeEstimate: whole,
     overhead,
+    expectedGrowth,
     ignoredUsage: null,
   };
 }

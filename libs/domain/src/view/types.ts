@@ -67,6 +67,8 @@ export interface ViewTokens {
   estimatedTokens: number;
   /** The estimate of the whole view whatever the basis: what the figure falls back to (plus the overhead) when the usage stops being trusted. */
   wholeEstimate: number;
+  /** What the next step is expected to add (the last step's output and the input before it, from their stored estimates): 0 before two steps. */
+  expectedGrowth: number;
   /** What the provider counts beyond the view's estimate (tool definitions, framing, images), learnt from its usage; 0 until a usage says more. */
   overhead: number;
   /** The newest step's usage when it was recorded but not trusted, and why; null when trusted or absent. */
