@@ -409,7 +409,7 @@ describe('token accounting with the usage a client posts', () => {
   });
 
   describe('a provider usage 5× the estimate (tool definitions the log never sees)', () => {
-    it('compacts at the first step whose usage reaches the threshold; afterwards the figure is the new estimate plus the learnt overhead, below the threshold', async () => {
+    it('compacts at the first append whose usage-based figure reaches the threshold (not when the estimate does); afterwards the figure is the new estimate plus the learnt overhead, below the threshold', async () => {
       const id = 'five-x';
       // OpenCode preset, 40,000-token window, 4,000 output: usable = threshold = 36,000.
       await createSession(id, 'gpt-4.1', { preset: 'opencode', limits: { context: 40_000, output: 4_000 } });
@@ -494,13 +494,54 @@ describe('token accounting with the usage a client posts', () => {
       expect(st.tokens).toEqual(after.tokens);
       expect(st.compaction).toMatchObject({ state: 'idle', pendingMarkerSeq: null, suppressedReason: null });
 
-      // The next step measures the new view: the overhead holds, the figure is its usage, still below the threshold.
+      // The next call is sent with this context, and its step says so (contextSeq): it measures the new view, the
+      // overhead holds, the figure is its usage, still below the threshold.
       const estimate = after.tokens.estimated - after.tokens.overhead;
       const usage = { input_tokens: estimate + TOOL_DEFINITIONS, output_tokens: OUTPUT };
-      const stepped = await append(id, [stepFinished(usage, 'stop')]);
+      const stepped = await append(id, [{ type: 'step.finished', data: { usage, finishReason: 'stop', contextSeq: after.headSeq } }]);
       expect(stepped.compaction).toBeUndefined();
       expect((await context(id)).tokens).toMatchObject({ estimated: usageTotal(usage), basis: 'usage+estimate', overhead: TOOL_DEFINITIONS + OUTPUT });
       expect(usageTotal(usage)).toBeLessThan(THRESHOLD);
+    });
+
+    it("the first usage a session gets is the step that crosses: the marker follows that step, and the pivot carries the overhead it measured", async () => {
+      // A transcript taken over from another agent: turns logged without usage, then the first call with its tool definitions.
+      const id = 'five-x-first-step';
+      await createSession(id, 'gpt-4.1', { preset: 'opencode', limits: { context: 40_000, output: 4_000 } });
+      const THRESHOLD = 36_000;
+      let estimate = 0;
+      for (let turn = 1; estimate < 7_300; turn++) {
+        expect((await append(id, turnEvents(id, turn, 12))).compaction).toBeUndefined();
+        estimate = (await context(id)).tokens.estimated;
+      }
+      const before = (await context(id)).tokens;
+      expect(before).toMatchObject({ basis: 'estimate', overhead: 0, threshold: THRESHOLD });
+      expect(before.estimated).toBeLessThan(THRESHOLD / 4);
+
+      // The provider counts 5× the estimate: the step's own append opens the marker, right after it.
+      const usage = { input_tokens: 5 * estimate - 500, output_tokens: 500 };
+      expect(usageTotal(usage)).toBeGreaterThanOrEqual(THRESHOLD);
+      const stepped = await append(id, [stepFinished(usage, 'stop')]);
+      expect(stepped.compaction?.pendingMarkerSeq).toBe(stepped.headSeq);
+      const events = await client.allEvents(key, id);
+      expect(events.find((e) => e.seq === stepped.headSeq - 1)).toMatchObject({ type: 'step.finished' });
+      expect(events.find((e) => e.seq === stepped.headSeq)).toMatchObject({ type: 'compaction.requested', data: { auto: true, reason: 'threshold' } });
+      expect((await context(id, stepped.headSeq - 1)).tokens).toMatchObject({ estimated: 5 * estimate, basis: 'usage+estimate', overhead: 4 * estimate });
+
+      let completed: any;
+      await waitFor(
+        async () => {
+          completed = (await eventsOfType(id, 'compaction.completed')).find((e) => e.data.markerSeq === stepped.headSeq);
+          return completed !== undefined;
+        },
+        `compaction of marker ${stepped.headSeq}`,
+        30_000,
+      );
+      expect(completed.data.overhead).toBe(4 * estimate);
+      const after = (await context(id)).tokens;
+      expect(after).toMatchObject({ basis: 'estimate', overhead: 4 * estimate });
+      expect(after.estimated).toBeGreaterThan(4 * estimate);
+      expect(after.estimated).toBeLessThan(THRESHOLD);
     });
   });
 });
