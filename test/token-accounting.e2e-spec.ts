@@ -25,6 +25,11 @@ import { startService, TestService, waitFor } from './support/service';
  *      usable  = limit.input ? limit.input - reserved : limit.context - maxOutputTokens
  *      overflow when count >= usable; never when compaction.auto === false or limit.context === 0
  *    where maxOutputTokens = min(limit.output, OUTPUT_TOKEN_MAX = 32_000).
+ *    (The newest stored upstream overflow.ts, sst/opencode 31e22f65, also
+ *    subtracts `reserved` without limit.input: context - maxOutput - reserved.
+ *    No isOverflow case below changes its answer with it, but `usable` and the
+ *    threshold asserted here follow the formula above, the one the opencode
+ *    preset implements and ../shared/reference.md documents.)
  * 2. Anthropic context editing, `clear_tool_uses_20250919`
  *    (https://docs.anthropic.com/en/docs/build-with-claude/context-editing):
  *    `trigger` (default 100,000 input tokens), `keep` (default 3 tool uses),
