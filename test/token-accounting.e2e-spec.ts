@@ -87,7 +87,9 @@ describe('token accounting with the usage a client posts', () => {
   async function context(id: string, atSeq?: number) {
     const res = await client.request('GET', `${path(id)}/context${atSeq ? `?atSeq=${atSeq}` : ''}`, { key });
     if (res.status !== 200) throw new Error(`context ${id}: ${res.status} ${res.text}`);
-    return res.body;
+    // The session's own figure, the trigger's: a read over the usable window is fitted, and reports the figure before fitting.
+    const { fitted, tokens } = res.body;
+    return { ...res.body, tokens: { ...tokens, estimated: fitted?.tokensBefore ?? tokens.estimated } };
   }
 
   async function state(id: string) {
@@ -416,8 +418,9 @@ describe('token accounting with the usage a client posts', () => {
   describe('a provider usage 5× the estimate (tool definitions the log never sees)', () => {
     it('compacts at the first append whose usage-based figure reaches the threshold (not when the estimate does); afterwards the figure is the new estimate plus the learnt overhead, below the threshold', async () => {
       const id = 'five-x';
-      // OpenCode preset, 40,000-token window, 4,000 output: usable = threshold = 36,000.
-      await createSession(id, 'gpt-4.1', { preset: 'opencode', limits: { context: 40_000, output: 4_000 } });
+      // OpenCode preset, 40,000-token window, 4,000 output: usable = threshold = 36,000. Without anticipating the next
+      // step's growth (compaction.anticipateGrowth), so the crossing is at the threshold itself, as OpenCode compares.
+      await createSession(id, 'gpt-4.1', { preset: 'opencode', limits: { context: 40_000, output: 4_000 }, compaction: { anticipateGrowth: false } });
       const THRESHOLD = 36_000;
       // What the provider counts beyond the log: tool definitions and framing, the same on every call.
       const TOOL_DEFINITIONS = 28_000;

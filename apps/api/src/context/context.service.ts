@@ -12,6 +12,7 @@ export function tokenFigures({ view, limits, overflow }: SessionView) {
     estimated: view.tokens.estimated,
     basis: view.tokens.basis,
     overhead: view.tokens.overhead,
+    expectedGrowth: view.tokens.expectedGrowth,
     usable: overflow.usable,
     limit: limits.context,
     threshold: overflow.threshold,

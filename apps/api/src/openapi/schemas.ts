@@ -46,9 +46,15 @@ const TokenFigures = object({
     minimum: 0,
     description: "What the provider counts beyond the view's estimate (tool definitions, framing, images): its usage minus the estimate of the view it measured, carried across compactions, prunes and archives",
   },
+  expectedGrowth: {
+    type: 'integer',
+    minimum: 0,
+    description:
+      "What the next step is expected to add (the last step's messages, from their estimates). With compaction.anticipateGrowth, compaction starts once estimated plus this (at most a quarter of usable) reaches the threshold",
+  },
   usable: { type: ['integer', 'null'], description: 'Tokens the model may be sent (window minus output reserve); null for a model without known limits' },
   limit: { type: ['integer', 'null'], description: "The model's context window" },
-  threshold: { type: ['integer', 'null'], description: 'Automatic compaction starts above this' },
+  threshold: { type: ['integer', 'null'], description: 'Automatic compaction starts when the figure (plus the expected growth, see expectedGrowth) reaches this' },
   ratio: { type: ['number', 'null'], description: 'estimated / usable' },
 });
 

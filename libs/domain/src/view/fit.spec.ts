@@ -92,3 +92,13 @@ describe('fitting a view to the usable window', () => {
     expect(fitted.tokens.estimated).toBe(30_100 - (view.sources.reduce((s, x) => s + x.tokens, 0) - fitted.sources.reduce((s, x) => s + x.tokens, 0)));
   });
 });
+
+describe('fitting a view that cannot fit', () => {
+  it("given a figure made of the provider's overhead, when fitted, then no message is traded for a longer notice", () => {
+    const view = viewOf([user('u1', 'hi'), assistant('a1', 'hello'), usage(80_000, 0)]);
+    const { view: fitted, fitted: fit } = fitView(view, 68_000);
+    expect(fit).toEqual({ tokensBefore: 80_000, clearedOutputs: 0, droppedThroughSeq: null });
+    expect(fitted.messages).toEqual(view.messages);
+    expect(fitted.tokens.estimated).toBe(80_000);
+  });
+});

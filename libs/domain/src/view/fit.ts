@@ -100,8 +100,9 @@ export function fitView(view: ModelView, budget: number): FittedView {
     for (let k = first + 1; k < messages.length; k++) {
       dropped += sources[k - 1].tokens;
       if (messages[k].role === 'tool') continue;
-      cut = k;
-      if (figure - dropped + approx(fittedNotice(sources[k - 1].seq)) <= budget) break;
+      // A cut that frees less than its notice costs is no cut (a view whose size is the provider's overhead cannot fit).
+      if (dropped > approx(fittedNotice(sources[k - 1].seq))) cut = k;
+      if (cut === k && figure - dropped + approx(fittedNotice(sources[k - 1].seq)) <= budget) break;
     }
     if (cut > 0) {
       const removed = sources.slice(first, cut);
