@@ -38,8 +38,12 @@ import {
   decideTrigger,
   deriveCompactionState,
   eventTokens,
+  growsViewOnly,
+  growthThreshold,
+  growthThresholdAfterCheck,
   heuristicDigest,
   markerEvent,
+  mayOverflow,
   Message,
   NewEvent,
   nothingToCompactEvent,
@@ -58,6 +62,7 @@ import {
   validateAnthropicRequest,
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
+  viewTokenBound,
 } from '@app/domain';
 import { buildInContextView, viewConfigOfSettings } from '@app/domain/tool-output';
 // The chain and the built-in summarizer only: the package index would load the Nest module and the LLM SDKs.
@@ -667,8 +672,22 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
     if (event.type === 'compaction.completed') state.pivot = events[events.length - 1] as StoredEvent<'compaction.completed'>;
     return events[events.length - 1];
   };
-  const windowEvents = () => events.filter((event) => event.seq > (state.pivot?.data.coveredThroughSeq ?? 0));
-  const compose = () => composeSessionView(facts, { pivot: state.pivot, events: windowEvents() });
+  // Both depend on the log alone: kept until the next append.
+  const memo: { seq: number; window: StoredEvent[]; view: SessionView | null } = { seq: -1, window: [], view: null };
+  const windowEvents = () => {
+    if (memo.seq !== events.length) {
+      const base = state.pivot?.data.coveredThroughSeq ?? 0;
+      Object.assign(memo, { seq: events.length, window: events.slice(base), view: null });
+    }
+    return memo.window;
+  };
+  const compose = () => {
+    const window = windowEvents();
+    memo.view ??= composeSessionView(facts, { pivot: state.pivot, events: window });
+    return memo.view;
+  };
+  // The append path's bound of the view (viewTokenBound plus the stored tokens appended since) and the figure growth must reach.
+  let bound: { seq: number; tokens: number; threshold: number | null } | null = null;
 
   // The worker's commit: the failures on the way, then the completion unless stale.
   const commit = ({ before, completion, failures }: CompactionJob) => {
@@ -703,15 +722,35 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
 
   // The append path's trigger after a batch, then the worker: plan at the marker, summarize; commit now or `inFlightTurns` later.
   const afterAppend = async (batch: StoredEvent[], turn: number) => {
+    // A batch that only grows the view stays below the figure: no window read (staysBelow).
+    if (bound && bound.seq === batch[0].seq - 1 && growsViewOnly(batch)) {
+      const tokens = bound.tokens + batch.reduce((sum, event) => sum + event.tokens, 0);
+      if (!mayOverflow(tokens, bound.threshold)) {
+        bound = { ...bound, seq: batch[batch.length - 1].seq, tokens };
+        return;
+      }
+    }
     const before = compose();
     const window = { pivot: state.pivot, events: windowEvents() };
     const compaction = before.config.compaction;
-    const current = deriveCompactionState(compactionFactsOf(window), {
+    const compactionFacts = compactionFactsOf(window);
+    const current = deriveCompactionState(compactionFacts, {
       running: false,
       loopGuardRatio: compaction.loopGuardRatio,
       view: { tokens: before.view.tokens.estimated, usable: before.overflow.usable },
     });
     const decision = decideTrigger({ batch, evaluation: before.overflow, state: current });
+    bound = {
+      seq: events.length,
+      tokens: viewTokenBound(before.view.tokens),
+      threshold: growthThresholdAfterCheck({
+        threshold: growthThreshold(before.limits, compaction),
+        facts: compactionFacts,
+        state: current,
+        loopGuardRatio: compaction.loopGuardRatio,
+        usable: before.overflow.usable,
+      }),
+    };
     if (decision.action !== 'request') return;
     const marker = append(markerEvent(events.length + 1, decision.reason)) as StoredEvent<'compaction.requested'>;
     const plan = planCompaction({ events: windowEvents(), pivot: state.pivot?.data ?? null, markerSeq: marker.seq, config: compaction, usable: before.overflow.usable });
