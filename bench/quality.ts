@@ -376,6 +376,9 @@ interface SessionSpec {
 }
 
 const K128 = { context: 64_000, output: 8_000 };
+const MANY_PIVOTS = 'many pivots';
+/** What the many-pivots sessions must reach (checked and printed). */
+const MIN_PIVOTS = 20;
 
 const SESSIONS: SessionSpec[] = [
   {
@@ -592,6 +595,230 @@ ${s.fact(`Error: ${service} upload rejected: checksum ${(0xabc123 + i).toString(
         s.user(`${s.fact(`Set ${service.toUpperCase()}_MAX_PARTS=${10 + i}`)} and ${s.fact(`do not retry ${service} uploads more than ${2 + (i % 3)} times.`)}`).work(4);
         s.keepGoing(i * 3 + 3, 6);
       });
+    },
+  },
+  // ---- many pivots: a small window, 20+ compactions, facts said once at the start and never again.
+  {
+    name: 'pivots-billing',
+    kind: MANY_PIVOTS,
+    about: '16k window; URL, rate limit, constraint, env var and the edited file said once at the start',
+    limits: { context: 16_000, output: 2_000 },
+    build: (s) => {
+      s.user(
+        `Add retry with backoff to the charge client; it posts to ${s.fact('http://billing.internal:8080/v2/charges')}. Throttle it to ${s.fact('max 20 requests per second')}, the billing team's limit. ${s.fact('Do not add new npm dependencies.')} The API token comes from ${s.fact('BILLING_API_TOKEN')}.`,
+      );
+      s.tool('read', { path: 'src/billing/charge-client.ts' }, s.filler.code(70));
+      s.tool('edit', { path: s.fact('src/billing/charge-client.ts'), old: 'await post(url, body)', new: 'await withRetry(() => post(url, body), { retries: 3 })' }, 'edited 1 file');
+      for (let step = 1; step <= 80; step++) s.keepGoing(step, 6);
+    },
+  },
+  {
+    name: 'pivots-etl',
+    kind: MANY_PIVOTS,
+    about: '24k window; Python loader, the same kinds of facts said once',
+    limits: { context: 24_000, output: 3_000 },
+    build: (s) => {
+      s.user(
+        `The order loader must push batches to ${s.fact('http://warehouse.internal:9000/api/v1/batches')} instead of writing files. ${s.fact('Send at most 5 batches per minute')}, the warehouse team asked for it. ${s.fact('Do not touch the staging schema.')} Credentials are in ${s.fact('WAREHOUSE_DSN')}.`,
+      );
+      s.tool('edit', { path: s.fact('pipelines/etl/load_orders.py'), old: 'write_parquet(batch, path)', new: 'client.post_batch(batch)' }, 'edited 1 file');
+      for (let step = 1; step <= 90; step++) s.keepGoing(step, 7);
+    },
+  },
+  {
+    name: 'pivots-ledger',
+    kind: MANY_PIVOTS,
+    about: '20k window; Go service, the same kinds of facts said once',
+    limits: { context: 20_000, output: 2_500 },
+    build: (s) => {
+      s.user(
+        `Make the ledger replay idempotent. Snapshots come from ${s.fact('http://ledger-snapshots.internal:7070/v1/snapshots')}; ${s.fact('keep it under 50 requests per second')} per node. ${s.fact('Never change the exported API of package ledger.')} The snapshot directory is ${s.fact('LEDGER_SNAPSHOT_DIR')}.`,
+      );
+      s.tool('edit', { path: s.fact('internal/ledger/replay.go'), old: 'apply(entry)', new: 'if !seen[entry.ID] { apply(entry) }' }, 'edited 1 file');
+      for (let step = 1; step <= 80; step++) s.keepGoing(step, 6);
+    },
+  },
+  // ---- big outputs: each fact once, inside a 50–200 KB tool output.
+  {
+    name: 'big-jest-git',
+    kind: 'big outputs',
+    about: 'a failing jest test among ~2,000 passing ones; a commit hash in a git log + reset + build output',
+    limits: K128,
+    build: (s) => {
+      const f = s.filler;
+      s.user(`Checkout rejects no coupons since yesterday's release. Find the failing test and the commit to go back to. ${s.fact('Do not modify the coupon fixtures.')}`);
+      s.work(3);
+      s.fact('rejects expired coupons');
+      s.tool(
+        'bash',
+        { command: 'npx jest --ci --verbose' },
+        f.jestRun(300, {
+          file: 'src/coupons/apply-coupon.spec.ts',
+          describe: 'CouponService › apply',
+          test: 'rejects expired coupons',
+          ms: 12,
+          error: ['expect(received).rejects.toThrow()', '', 'Received promise resolved instead of rejected', 'Resolved to value: {"discount": 500, "code": "SPRING24"}', '', '  at Object.<anonymous> (src/coupons/apply-coupon.spec.ts:88:5)'],
+        }),
+        { isError: true },
+      );
+      s.keepGoing(1, 5);
+      s.fact('7c41e9a');
+      s.tool('bash', { command: 'git log -n 300 && git reset --hard HEAD~7 && npm run build' }, `${f.gitLog(300)}\nHEAD is now at 7c41e9a fix(coupons): compare expiry dates in UTC\n${f.log(400, 'tsc')}`);
+      for (let step = 2; step <= 60; step++) s.keepGoing(step, 7);
+    },
+  },
+  {
+    name: 'big-go-config',
+    kind: 'big outputs',
+    about: 'a failing Go test in a -v run of 180 packages; a setting in a 900-line postgresql.conf; an env var among 24 pods',
+    limits: K128,
+    build: (s) => {
+      const f = s.filler;
+      s.user(`Ledger replays diverge in staging and the database refuses connections under load. ${s.fact('Do not restart the staging database.')}`);
+      s.work(3);
+      s.fact('TestLedgerReplay');
+      s.tool('bash', { command: 'go test ./... -v' }, f.goTest(180, { pkg: 'github.com/acme/ledger/internal/replay', test: 'TestLedgerReplay', file: 'replay_test.go:88', message: 'balance mismatch for account acc_7731: got 1040, want 1000' }), { isError: true });
+      s.keepGoing(1, 6);
+      s.fact('max_connections = 200');
+      s.tool('bash', { command: 'cat /etc/postgresql/16/main/postgresql.conf' }, f.configDump(900, ['max_connections = 200']));
+      s.keepGoing(2, 6);
+      const pods = Array.from({ length: 24 }, (_, i) => {
+        const name = i === 13 ? 'payment-worker' : f.pick(['ledger-api', 'ledger-cron', 'replayer', 'exporter']);
+        return `== pod/${name}-${f.hex(9)}-${f.hex(5)}\n${f.envDump(60, i === 13 ? ['POOL_TIMEOUT_MS=4500'] : [])}`;
+      });
+      s.fact('POOL_TIMEOUT_MS=4500');
+      s.tool('bash', { command: 'for p in $(kubectl get pods -n ledger -o name); do echo "== $p"; kubectl exec -n ledger $p -- env; done' }, pods.join('\n'));
+      for (let step = 3; step <= 60; step++) s.keepGoing(step, 7);
+    },
+  },
+  {
+    name: 'big-pytest-logs',
+    kind: 'big outputs',
+    about: 'a failing pytest test among 1,400 then lint output; an error line in the middle of 180 KB of pod logs',
+    limits: K128,
+    build: (s) => {
+      const f = s.filler;
+      s.user(`The tax report job is red and payments time out at night. ${s.fact('Do not change the rounding mode of the Decimal context.')}`);
+      s.work(3);
+      s.fact('tests/test_tax.py::test_vat_rounding');
+      const failure = { id: 'tests/test_tax.py::test_vat_rounding', error: ['    def test_vat_rounding():', '>       assert vat(Decimal("190.05")) == Decimal("19.00")', "E       AssertionError: assert Decimal('19.01') == Decimal('19.00')"] };
+      const lint = Array.from({ length: 300 }, (_, i) => `src/tax/${f.pick(NOUNS)}_${i}.py: ok`).join('\n');
+      s.tool('bash', { command: 'make check' }, `$ pytest -v\n${f.pytestRun(1400, failure)}\n$ mypy src\n${lint}\nSuccess: no issues found in 412 source files\n$ ruff check .\nAll checks passed!\nmake: *** [Makefile:12: check] Error 1`, { isError: true });
+      s.keepGoing(1, 6);
+      s.fact('ERROR payment-worker: upstream 10.2.3.4:5432 reset by peer');
+      s.tool('bash', { command: 'kubectl logs deploy/payment-worker -n payments --since=12h' }, f.podLog(1800, 'payment-worker', ['ERROR payment-worker: upstream 10.2.3.4:5432 reset by peer (attempt 1/3)']));
+      for (let step = 2; step <= 60; step++) s.keepGoing(step, 7);
+    },
+  },
+  // ---- non-English: constraints, decisions and identifiers in German, Japanese and Spanish.
+  {
+    name: 'german',
+    kind: 'non-English',
+    about: 'German constraints and decisions; identifiers berechneGebühr, größeÄndern',
+    limits: K128,
+    build: (s) => {
+      s.user(`Wir müssen die Gebührenberechnung auf Cent-Beträge umstellen. ${s.fact('Ändere niemals die Signatur von berechneGebühr.')} ${s.fact('Beträge werden immer in Cent als ganze Zahl gespeichert, nie als Fließkommazahl.')}`);
+      s.tool('read', { path: s.fact('src/gebühren/berechneGebühr.ts') }, `export function berechneGebühr(betrag: number, tarif: Tarif): number {\n  // Gebühr in Cent, kaufmännisch gerundet\n  return Math.round(betrag * TARIFE[tarif]);\n}\n${s.filler.code(120)}`);
+      s.say(s.fact('Wir verwenden decimal.js statt nativer Zahlen, weil Rundungsfehler bei Gebühren nicht akzeptabel sind.'));
+      for (let step = 1; step <= 70; step++) {
+        s.user('Weiter').work(7);
+        if (step === 5)
+          s.tool(
+            'bash',
+            { command: s.fact('npm test -- gebühren') },
+            `${s.filler.passingTests(15)}\n● ${s.fact('berechneGebühr › Standardtarif')}\n\n    expect(received).toBe(expected) // Object.is equality\n\n    Expected: 300\n    Received: 299.85\n\n      at Object.<anonymous> (src/gebühren/berechneGebühr.spec.ts:14:37)`,
+            { isError: true },
+          );
+        if (step === 11) s.user(s.fact('Der Tarif „Standardtarif“ bleibt bei 15 Prozent, der Tarif „Premium“ sinkt auf 9 Prozent.')).work(3);
+        if (step === 17) s.tool('edit', { path: s.fact('src/gebühren/tarife.ts') }, '1 Datei geändert');
+        if (step === 23) s.user(s.fact('Füge keine neuen Abhängigkeiten außer decimal.js hinzu.')).work(3);
+        if (step === 29) s.say(`${s.fact('Die Funktion größeÄndern bleibt unverändert, weil sie nur die Vorschau skaliert.')}`);
+        if (step === 35) s.user(s.fact('Führe die Migration nicht vor Montag, dem 16. März, aus.')).work(3);
+      }
+    },
+  },
+  {
+    name: 'japanese',
+    kind: 'non-English',
+    about: 'Japanese constraints, decisions, code comments; file src/料金/計算.ts',
+    limits: K128,
+    build: (s) => {
+      s.user(`料金計算を税込み表示に対応させてください。${s.fact('既存の関数名は変更しないでください。')}${s.fact('消費税率は10%、軽減税率は8%を使ってください。')}`);
+      s.tool(
+        'read',
+        { path: s.fact('src/料金/計算.ts') },
+        `// 税込み価格を計算する\nexport function 税込み価格(金額: number, 軽減: boolean): number {\n  // 軽減税率の対象かどうかで税率を切り替える\n  const 税率 = 軽減 ? 0.08 : 0.1;\n  return Math.floor(金額 * (1 + 税率)); // 端数は切り捨て\n}\n${s.filler.code(120)}`,
+      );
+      s.say(s.fact('端数処理は切り捨てにします。国税庁のガイドラインに合わせるためです。'));
+      for (let step = 1; step <= 70; step++) {
+        s.user('続けてください').work(7);
+        if (step === 6) s.tool('bash', { command: s.fact('npx tsc --noEmit') }, `${s.fact("src/料金/計算.ts(12,7): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.")}\nFound 1 error in src/料金/計算.ts:12`, { isError: true });
+        if (step === 12) s.user(s.fact('「軽減税率」の対象は食品のみです。酒類は含めないでください。')).work(3);
+        if (step === 18) s.tool('edit', { path: s.fact('src/料金/税率.ts') }, '1 ファイルを変更しました');
+        if (step === 25) s.user(s.fact('リリースは3月20日以降にしてください。')).work(3);
+        if (step === 31) s.say(s.fact('関数「税込み価格」の引数は2つのままにします。呼び出し元が42か所あるためです。'));
+      }
+    },
+  },
+  {
+    name: 'spanish',
+    kind: 'non-English',
+    about: 'Spanish constraints and decisions; identifiers calcularDescuentoAño, añoFiscal',
+    limits: K128,
+    build: (s) => {
+      s.user(`Hay que añadir el descuento anual a la facturación. ${s.fact('No cambies la firma de calcularDescuentoAño.')} ${s.fact('El descuento máximo es del 15 %.')}`);
+      s.tool('read', { path: s.fact('src/facturación/descuentos.ts') }, `export function calcularDescuentoAño(cliente: Cliente, año: number): number {\n  // tramos según la antigüedad del cliente\n  return tramoDe(cliente.antigüedad, año);\n}\n${s.filler.code(120)}`);
+      s.say(s.fact('Usaremos una tabla de tramos en lugar de fórmulas, porque el equipo de finanzas quiere revisar cada tramo.'));
+      for (let step = 1; step <= 70; step++) {
+        s.user('Sigue').work(7);
+        if (step === 5) s.tool('bash', { command: s.fact('npm test -- descuentos') }, `${s.filler.passingTests(15)}\n${s.fact('Error: calcularDescuentoAño devolvió 0.18 para el cliente "Ñandú S.A."')}`, { isError: true });
+        if (step === 11) s.user(s.fact('Nunca apliques el descuento a clientes con facturas vencidas.')).work(3);
+        if (step === 17) s.tool('edit', { path: s.fact('src/facturación/tramos.ts') }, '1 archivo modificado');
+        if (step === 24) s.user(s.fact('Llama al nuevo parámetro «añoFiscal», no «ejercicio».')).work(3);
+        if (step === 30) s.say(s.fact('Decidimos redondear a dos decimales con el modo HALF_EVEN porque así lo exige contabilidad.'));
+      }
+    },
+  },
+  // ---- the provider counts ~15,000 tokens of tool definitions the store never sees.
+  {
+    name: 'tool-definitions',
+    kind: 'tool definitions',
+    about: 'each step posts step.finished with usage = the view it read + 15,000 tokens of tool definitions',
+    limits: K128,
+    overhead: 15_000,
+    build: (s) => {
+      s.user(`Add pagination to the orders API. ${s.fact('Keep the default page size at 50.')} ${s.fact('Cursor tokens must be opaque base64url strings.')}`);
+      s.tool('read', { path: s.fact('src/orders/orders.controller.ts') }, s.filler.code(160));
+      s.say(s.fact('We use keyset pagination on (created_at, id) because offset pagination is too slow past page 200.'));
+      for (let step = 1; step <= 70; step++) {
+        s.keepGoing(step, 7);
+        if (step === 6) s.tool('bash', { command: s.fact('npx jest src/orders') }, `${s.filler.passingTests(20)}\n${s.fact("TypeError: Cannot read properties of undefined (reading 'createdAt')")}`, { isError: true });
+        if (step === 12) s.user(s.fact('Do not expose internal order ids in the cursor.')).work(3);
+        if (step === 18) s.tool('edit', { path: s.fact('src/orders/cursor.ts') }, 'edited 1 file');
+        if (step === 24) s.tool('todowrite', { todos: [{ content: 'encode the cursor', status: 'completed' }, { content: s.fact('add an index on orders(created_at, id)'), status: 'pending' }] }, 'ok');
+      }
+    },
+  },
+  // ---- the compaction completes three turns after its marker, big outputs arriving meanwhile.
+  {
+    name: 'in-flight',
+    kind: 'compaction in flight',
+    about: 'planned at the marker, committed 3 turns later while 20–100 KB pod logs keep arriving',
+    limits: K128,
+    inFlightTurns: 3,
+    build: (s) => {
+      const f = s.filler;
+      s.user(`Find why the nightly export is slow. ${s.fact('Do not run the export against the primary replica.')}`);
+      s.tool('read', { path: s.fact('jobs/export/run.ts') }, f.code(140));
+      for (let step = 1; step <= 60; step++) {
+        s.keepGoing(step, 5);
+        if (step % 2 === 0) s.tool('bash', { command: `kubectl logs job/export-${step} -n data` }, f.podLog(200 + f.int(800), 'export'), { text: f.sentence() });
+        if (step === 4)
+          s.tool('bash', { command: s.fact('psql -c "explain analyze select * from orders where exported_at is null"') }, `Seq Scan on orders  (cost=0.00..412331.00 rows=9123311 width=211) (actual time=0.021..8123.551 rows=9123311 loops=1)\n  Filter: (exported_at IS NULL)\n${s.fact('Execution Time: 8127.902 ms')}`);
+        if (step === 9) s.say(s.fact('The export scans orders sequentially because the partial index on exported_at was dropped in migration 0142.'));
+        if (step === 14) s.user(s.fact('Create the index CONCURRENTLY; never lock the orders table.')).work(3);
+        if (step === 20) s.tool('edit', { path: s.fact('migrations/0157_orders_exported_at_idx.sql') }, 'edited 1 file');
+      }
     },
   },
 ];
@@ -825,8 +1052,8 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
 
 // ---------------------------------------------------------------- report
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-const ratio = (x: number) => x.toFixed(2);
+const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '∞');
+const ratio = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '∞');
 const min = (xs: number[]) => xs.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
 const max = (xs: number[]) => xs.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
 
@@ -859,9 +1086,6 @@ function outcomeOf(spec: SessionSpec, preset: PresetName, result: ReplayResult):
     violations: samples.reduce((sum, s) => sum + s.violations, 0),
   };
 }
-
-const MANY_PIVOTS = 'many pivots';
-const MIN_PIVOTS = 20;
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -938,14 +1162,19 @@ async function main(): Promise<void> {
   if (verbose.length > 0) console.log(`\nmissed facts:\n${verbose.join('\n')}`);
 
   const compacted = outcomes.filter((o) => o.compactions > 0);
-  const worstKept = min(compacted.map((o) => o.minKept));
-  const worstTokens = max(compacted.map((o) => o.maxTokens));
-  const worstRead = max(outcomes.map((o) => o.result.peakRead));
   const totalViolations = outcomes.reduce((sum, o) => sum + o.violations, 0);
   const compactions = outcomes.reduce((sum, o) => sum + o.compactions, 0);
   const recordBytes = max(outcomes.flatMap((o) => o.result.samples.map((s) => s.recordBytes)));
   const pivots = outcomes.filter((o) => o.spec.kind === MANY_PIVOTS);
   const short = pivots.filter((o) => o.compactions < MIN_PIVOTS);
+  /** A target over the pairs it applies to: how many meet it, and the worst pair (`worst`: which extreme is worse). */
+  const verdict = (label: string, pairs: Outcome[], figure: (o: Outcome) => number, meets: (x: number) => boolean, worst: 'min' | 'max', show: (x: number) => string, target: string) => {
+    const bad = pairs.reduce((a, b) => ((worst === 'min' ? figure(b) < figure(a) : figure(b) > figure(a)) ? b : a));
+    const met = pairs.filter((o) => meets(figure(o))).length;
+    const note = Number.isFinite(figure(bad)) ? '' : ': its usable window is 0 tokens, the preset reserves more than the context';
+    const where = met === pairs.length ? '' : `; worst ${show(figure(bad))} (${bad.spec.name}/${bad.preset}${note})`;
+    console.log(`${label} (target ${target}): ${met === pairs.length ? 'met' : 'MISSED'}, met in ${met} of ${pairs.length} session/preset pairs${where}`);
+  };
   console.log('');
   console.log(`sessions: ${SESSIONS.map((s) => `${s.name} [${s.kind}] (${s.about})`).join('; ')}`);
   console.log(
@@ -953,10 +1182,10 @@ async function main(): Promise<void> {
       .map((name) => `${name} ${pivots.filter((o) => o.spec.name === name).map((o) => o.compactions).join('/')}`)
       .join('; ')}; ≥ ${MIN_PIVOTS} in ${pivots.length - short.length} of ${pivots.length} session/preset pairs${short.length > 0 ? ` (below: ${short.map((o) => `${o.spec.name}/${o.preset}`).join(', ')})` : ''}`,
   );
-  console.log(`worst kept after a compaction: ${pct(worstKept)} (target ≥ ${pct(TARGET_KEPT)}): ${worstKept >= TARGET_KEPT ? 'met' : 'MISSED'}`);
-  console.log(`largest view read before a model step: ${ratio(worstRead)} of the usable window (target ≤ ${ratio(TARGET_READ)}): ${worstRead <= TARGET_READ ? 'met' : 'MISSED'}`);
-  console.log(`provider-rule violations: ${totalViolations} (target 0): ${totalViolations === 0 ? 'met' : 'MISSED'}`);
-  console.log(`worst tokens after compaction: ${pct(worstTokens)} of the trigger (target ≤ ${pct(TARGET_TOKENS)}): ${worstTokens <= TARGET_TOKENS ? 'met' : 'MISSED'}`);
+  verdict('kept after every compaction', compacted, (o) => o.minKept, (x) => x >= TARGET_KEPT, 'min', pct, `≥ ${pct(TARGET_KEPT)}`);
+  verdict('largest view read before a model step / usable window', outcomes, (o) => o.result.peakRead, (x) => x <= TARGET_READ, 'max', ratio, `≤ ${ratio(TARGET_READ)}`);
+  verdict('provider-rule violations', outcomes, (o) => o.violations, (x) => x === 0, 'max', String, `0; ${totalViolations} in all`);
+  verdict('tokens after compaction / trigger', compacted, (o) => o.maxTokens, (x) => x <= TARGET_TOKENS, 'max', pct, `≤ ${pct(TARGET_TOKENS)}`);
   console.log(`session/preset pairs without a compaction: ${outcomes.length - compacted.length}; markers with nothing to compact: ${outcomes.reduce((sum, o) => sum + o.result.nothing, 0)}`);
   console.log(`${compactions} compactions; largest summary record stored: ${(recordBytes / 1024).toFixed(1)} KB of JSON`);
   console.log(`ran in ${((performance.now() - started) / 1000).toFixed(1)} s`);
