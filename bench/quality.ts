@@ -4,26 +4,48 @@
  *
  * Scripted agent sessions, each planting critical facts (file paths,
  * commands, exact error strings, user constraints, decisions, open todo
- * items, identifiers, numbers) among ordinary work, are replayed event by
- * event through the production pipeline for each preset:
+ * items, identifiers, numbers) among ordinary work, are replayed message by
+ * message through the production pipeline for each preset:
  *
- *   append (tool outputs kept whole in a cache, the message carries the
- *   preset's in-context view) → prune / archive job (presets that run it) →
- *   overflow check on the view → marker → planCompaction → SummaryChain with
- *   the built-in heuristic summarizer (record carried forward, full outputs
- *   from the cache, retention check) → decideCompletion → the next view.
+ *   a model step reads the context (the view composed right before each
+ *   assistant message) → append (tool outputs kept whole in a cache, the
+ *   message carries the preset's in-context view; with `overhead`, a
+ *   step.finished whose usage is the view it read plus tokens the store never
+ *   sees, e.g. tool definitions) → the append path's trigger after every
+ *   batch (its bound of the view, the loop guard, one pending marker) →
+ *   marker → planCompaction on the events up to the marker → SummaryChain
+ *   with the built-in heuristic summarizer (record carried forward, full
+ *   outputs from the cache, retention check) → decideCompletion, at once or,
+ *   with `inFlightTurns`, that many turns later while the session goes on →
+ *   the next view. The prune / archive job runs after each turn.
  *
  * After each compaction the next view (system, prefix, window) is searched
  * for every fact planted so far and still current (an item the user later
  * finished or revoked is no longer required), spacing aside; the view is
  * rendered for Anthropic, Chat Completions and Responses and checked by the
- * providers' rules. Printed per session and preset: the number of
- * compactions, the share of planted facts kept after each compaction
- * (minimum and mean), tokens after compaction as a share of the trigger
- * (maximum), the retention figure the service records, and rule violations.
+ * providers' rules. At the end of the session the last view is searched too.
  *
- * Targets: ≥ 95% kept after every compaction, tokens after ≤ 50% of the
- * trigger, no provider-rule violation.
+ * Sessions are grouped by kind: the first ten (long, logs, constraints,
+ * Chinese / Russian / Arabic, code, ops, dense facts); "many pivots" (16–24k
+ * windows, 20+ compactions, facts said once at the start); "big outputs"
+ * (each fact once inside a 50–200 KB jest / go test / pytest run, git log,
+ * config or env dump, pod log: Filler's noise generators); "non-English"
+ * (German, Japanese, Spanish: non-ASCII identifiers and paths, constraints
+ * and decisions); "tool definitions" (the provider counts 15,000 tokens more
+ * than the view); "compaction in flight" (committed 3 turns after its
+ * marker while big outputs arrive).
+ *
+ * Printed per session and preset, then per kind and preset (the worst
+ * session of the kind): compactions, the share of planted facts kept after
+ * each compaction (minimum, mean) and at the end, tokens after compaction as
+ * a share of the trigger (maximum), the largest view a model step read
+ * (its estimate, plus the overhead the provider counts) over the usable
+ * window, the retention figure the service records, markers with nothing to
+ * compact, and rule violations.
+ *
+ * Targets: ≥ 95% kept after every compaction, the largest view read before a
+ * model step ≤ the usable window, no provider-rule violation, tokens after
+ * ≤ 50% of the trigger; the many-pivots sessions must reach 20 compactions.
  *
  *   npm run build && npm run bench:quality
  *   node dist/bench/quality.js --verbose     # also lists the facts missed
