@@ -692,7 +692,7 @@ ${s.fact(`Error: ${service} upload rejected: checksum ${(0xabc123 + i).toString(
   {
     name: 'big-go-config',
     kind: 'big outputs',
-    about: 'a failing Go test in a -v run of 180 packages; a setting in a 900-line postgresql.conf; an env var among 24 pods',
+    about: 'a failing Go test in a -v run of 180 packages; a setting in a 900-line postgresql.conf; an env var in the env of 40 pods',
     limits: K128,
     build: (s) => {
       const f = s.filler;
@@ -704,9 +704,9 @@ ${s.fact(`Error: ${service} upload rejected: checksum ${(0xabc123 + i).toString(
       s.fact('max_connections = 200');
       s.tool('bash', { command: 'cat /etc/postgresql/16/main/postgresql.conf' }, f.configDump(900, ['max_connections = 200']));
       s.keepGoing(2, 6);
-      const pods = Array.from({ length: 24 }, (_, i) => {
-        const name = i === 13 ? 'payment-worker' : f.pick(['ledger-api', 'ledger-cron', 'replayer', 'exporter']);
-        return `== pod/${name}-${f.hex(9)}-${f.hex(5)}\n${f.envDump(60, i === 13 ? ['POOL_TIMEOUT_MS=4500'] : [])}`;
+      const pods = Array.from({ length: 40 }, (_, i) => {
+        const name = i === 23 ? 'payment-worker' : f.pick(['ledger-api', 'ledger-cron', 'replayer', 'exporter']);
+        return `== pod/${name}-${f.hex(9)}-${f.hex(5)}\n${f.envDump(70, i === 23 ? ['POOL_TIMEOUT_MS=4500'] : [])}`;
       });
       s.fact('POOL_TIMEOUT_MS=4500');
       s.tool('bash', { command: 'for p in $(kubectl get pods -n ledger -o name); do echo "== $p"; kubectl exec -n ledger $p -- env; done' }, pods.join('\n'));
@@ -825,7 +825,7 @@ ${s.fact(`Error: ${service} upload rejected: checksum ${(0xabc123 + i).toString(
   {
     name: 'in-flight',
     kind: 'compaction in flight',
-    about: 'planned at the marker, committed 3 turns later while 20–100 KB pod logs keep arriving',
+    about: 'planned at the marker, committed 3 turns later while 50–90 KB pod logs keep arriving',
     limits: K128,
     inFlightTurns: 3,
     build: (s) => {
