@@ -39,8 +39,9 @@
  * session of the kind): compactions, the share of planted facts kept after
  * each compaction (minimum, mean) and at the end, tokens after compaction as
  * a share of the trigger (maximum), the largest view a model step read
- * (its estimate, plus the overhead the provider counts) over the usable
- * window, the retention figure the service records, markers with nothing to
+ * (what GET …/context hands it, fitted to the usable window when over it:
+ * its messages' estimates plus the overhead the provider counts) over the
+ * usable window, the retention figure the service records, markers with nothing to
  * compact, and rule violations.
  *
  * Targets: ≥ 95% kept after every compaction, the largest view read before a
@@ -71,9 +72,11 @@ import {
   nothingToCompactEvent,
   Part,
   planCompaction,
+  ModelView,
   PRESET_NAMES,
   PresetName,
   prunedEvent,
+  readableView,
   renderAnthropic,
   renderOpenAIChat,
   renderOpenAIResponses,
@@ -386,7 +389,7 @@ interface SessionSpec {
   kind: string;
   /** What it exercises. */
   about: string;
-  limits: { context: number; output: number };
+  limits: { context: number; input?: number; output: number };
   /**
    * Tokens the provider counts that the store never sees (tool definitions):
    * each step then posts step.finished with usage = the view it read + this.
@@ -624,7 +627,8 @@ ${s.fact(`Error: ${service} upload rejected: checksum ${(0xabc123 + i).toString(
     name: 'pivots-billing',
     kind: MANY_PIVOTS,
     about: '16k window; URL, rate limit, constraint, env var and the edited file said once at the start',
-    limits: { context: 16_000, output: 2_000 },
+    // An input limit below the window, as many models have: spec-001 would otherwise reserve more (16,384) than the window holds.
+    limits: { context: 16_000, input: 14_000, output: 2_000 },
     build: (s) => {
       s.user(
         `Add retry with backoff to the charge client; it posts to ${s.fact('http://billing.internal:8080/v2/charges')}. Throttle it to ${s.fact('max 20 requests per second')}, the billing team's limit. ${s.fact('Do not add new npm dependencies.')} The API token comes from ${s.fact('BILLING_API_TOKEN')}.`,
@@ -863,6 +867,9 @@ interface ReplayResult {
   samples: CompactionSample[];
   /** The largest view a model step read (its estimate plus the session's overhead) over the usable window. */
   peakRead: number;
+  /** Reads fitted to the usable window, and the provider rules their views broke. */
+  fittedReads: number;
+  fittedViolations: number;
   /** Facts still current at the end of the session and found in its last view. */
   keptAtEnd: number;
   liveAtEnd: number;
@@ -871,6 +878,12 @@ interface ReplayResult {
 }
 
 const normalize = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** The providers' rules broken by a view rendered for Anthropic, Chat Completions and Responses. */
+const ruleViolations = (view: ModelView) =>
+  validateAnthropicRequest(renderAnthropic(view)).length +
+  validateOpenAIChatMessages(renderOpenAIChat(view)).length +
+  validateOpenAIResponsesInput(renderOpenAIResponses(view)).length;
 
 function viewText(system: string, messages: readonly Message[]): string {
   const parts = messages.flatMap((message) =>
@@ -911,6 +924,8 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
   const overhead = spec.overhead ?? 0;
   let refs = 0;
   let peakRead = 0;
+  let fittedReads = 0;
+  let fittedViolations = 0;
   let nothing = 0;
   // Assigned in afterAppend: a holder, so the loop does not narrow it to null.
   const inFlight: { job: CompactionJob | null } = { job: null };
@@ -952,10 +967,7 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
       console.log(completion.summary);
       console.log(JSON.stringify(completion.retention));
     }
-    const violations =
-      validateAnthropicRequest(renderAnthropic(after.view)).length +
-      validateOpenAIChatMessages(renderOpenAIChat(after.view)).length +
-      validateOpenAIResponsesInput(renderOpenAIResponses(after.view)).length;
+    const violations = ruleViolations(after.view);
     samples.push({
       recordBytes: Buffer.byteLength(JSON.stringify(completion.record ?? null)),
       summaryTokens: Math.ceil(completion.summary.length / 4),
@@ -1033,8 +1045,13 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
       // A model step reads the context right before its assistant message.
       let read: { seq: number; tokens: number } | null = null;
       if (message.role === 'assistant') {
-        const { view, overflow } = compose();
-        read = { seq: events.length, tokens: view.tokens.wholeEstimate };
+        // What GET …/context hands the model: fitted to the usable window when over it. The provider counts its messages and the tool definitions.
+        const { view, overflow, fitted } = readableView(compose());
+        if (fitted) {
+          fittedReads++;
+          fittedViolations += ruleViolations(view);
+        }
+        read = { seq: events.length, tokens: facts.systemTokens + view.sources.reduce((sum, source) => sum + source.tokens, 0) };
         peakRead = Math.max(peakRead, (read.tokens + overhead) / (overflow.usable ?? Number.POSITIVE_INFINITY));
       }
       // The API keeps every output whole in the cache and gives the message its in-context view.
@@ -1069,7 +1086,7 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
 
   const end = viewText(SYSTEM, compose().view.messages);
   const keptAtEnd = [...live].filter((fact) => end.includes(normalize(fact))).length;
-  return { samples, peakRead, keptAtEnd, liveAtEnd: live.size, nothing };
+  return { samples, peakRead, fittedReads, fittedViolations, keptAtEnd, liveAtEnd: live.size, nothing };
 }
 
 // ---------------------------------------------------------------- report
@@ -1105,7 +1122,7 @@ function outcomeOf(spec: SessionSpec, preset: PresetName, result: ReplayResult):
     meanKept: shares.length > 0 ? shares.reduce((a, b) => a + b, 0) / shares.length : 1,
     endKept: result.liveAtEnd === 0 ? 1 : result.keptAtEnd / result.liveAtEnd,
     maxTokens: samples.length > 0 ? max(samples.map((s) => s.tokenShare)) : 0,
-    violations: samples.reduce((sum, s) => sum + s.violations, 0),
+    violations: samples.reduce((sum, s) => sum + s.violations, 0) + result.fittedViolations,
   };
 }
 
@@ -1209,6 +1226,7 @@ async function main(): Promise<void> {
   verdict('provider-rule violations', outcomes, (o) => o.violations, (x) => x === 0, 'max', String, `0; ${totalViolations} in all`);
   verdict('tokens after compaction / trigger', compacted, (o) => o.maxTokens, (x) => x <= TARGET_TOKENS, 'max', pct, `≤ ${pct(TARGET_TOKENS)}`);
   console.log(`session/preset pairs without a compaction: ${outcomes.length - compacted.length}; markers with nothing to compact: ${outcomes.reduce((sum, o) => sum + o.result.nothing, 0)}`);
+  console.log(`reads fitted to the usable window (a compaction pending or running): ${outcomes.reduce((sum, o) => sum + o.result.fittedReads, 0)}, their provider-rule violations: ${outcomes.reduce((sum, o) => sum + o.result.fittedViolations, 0)}`);
   console.log(`${compactions} compactions; largest summary record stored: ${(recordBytes / 1024).toFixed(1)} KB of JSON`);
   console.log(`ran in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -1,13 +1,14 @@
 /** OpenAPI examples of GET /context, one per format (a user turn, a tool call and its result). */
 const common = {
   model: 'gpt-4.1',
-  tokens: { estimated: 41, basis: 'estimate', usable: 1047576, limit: 1047576, threshold: 838060, ratio: 0.00004 },
+  tokens: { estimated: 41, basis: 'estimate', overhead: 0, expectedGrowth: 0, usable: 1047576, limit: 1047576, threshold: 838060, ratio: 0.00004 },
   pivotSeq: null,
   headSeq: 5,
   atSeq: null,
   pendingToolCalls: [],
   repairs: { abortedCallIds: [], droppedResultCallIds: [], droppedCallIds: [] },
   compaction: { state: 'idle', lastError: null, pendingMarkerSeq: null, suppressedReason: null },
+  fitted: null,
 };
 const system = 'You are a careful coding agent.';
 const args = JSON.stringify({ cmd: 'npm test' });
