@@ -88,6 +88,12 @@ describe('exceedsTarget (seed 003)', () => {
     expect(exceedsTarget(completion({ tokensAfter: 501 }), config(), 1_000)).toBe(false);
     expect(exceedsTarget(completion({ tokensAfter: 501 }), target, null)).toBe(false);
   });
+
+  it("leaves the provider's overhead out: tool definitions no summary can shrink do not force the fallback", () => {
+    const target = config({ targetRatio: 0.5 });
+    expect(exceedsTarget(completion({ tokensAfter: 800, overhead: 300 }), target, 1_000)).toBe(false);
+    expect(exceedsTarget(completion({ tokensAfter: 801, overhead: 300 }), target, 1_000)).toBe(true);
+  });
 });
 
 describe('decideCompletion', () => {

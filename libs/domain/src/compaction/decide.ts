@@ -85,9 +85,14 @@ export function buildCompletedData(input: CompletionInput): CompactionCompletion
   };
 }
 
-/** Seed 003: the context after compaction must fit targetRatio of usable, else the keep-last-turns fallback. */
+/**
+ * Seed 003: the context after compaction must fit targetRatio of usable, else
+ * the keep-last-turns fallback. The provider's overhead (tool definitions) is
+ * left out of the comparison: no summary can shrink it, and falling back
+ * would drop the head without one.
+ */
 export function exceedsTarget(data: CompactionCompletedData, config: CompactionConfig, usable: number | null): boolean {
-  return config.targetRatio !== null && usable !== null && data.tokensAfter > usable * config.targetRatio;
+  return config.targetRatio !== null && usable !== null && data.tokensAfter - (data.overhead ?? 0) > usable * config.targetRatio;
 }
 
 export function autoContinueEvent(markerSeq: number): NewEvent<'message.added'> {
