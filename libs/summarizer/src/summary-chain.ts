@@ -234,6 +234,7 @@ export class SummaryChain {
       summary: checked.summary,
       record: heuristic.record,
       retention: checked.retention,
+      evicted: heuristic.evictedItems,
     });
   }
 }

@@ -6,7 +6,7 @@
 import type { Message, Part } from '../events';
 import { heuristicSummary, summarizeHeuristically } from './heuristic-summarizer';
 import { parseSummaryResponse } from './summary-parse';
-import { SUMMARY_TEMPLATES } from './summary-template';
+import { recordFromSummaryText, SUMMARY_TEMPLATES } from './summary-template';
 
 let ids = 0;
 const msg = (role: Message['role'], ...parts: Array<Part | string>): Message => ({
@@ -37,16 +37,22 @@ describe('summarizeHeuristically: the reply', () => {
     result('c1', 'bash', 'PASS a\nTypeError: x is not a function\n    at run (src/server/main.ts:10:5)\nexit code: 1'),
   ];
 
-  it('answers in the <summary> shape every parser reads, keeping every template section, even when empty', () => {
+  it('answers in the <summary> shape every parser reads, leaving empty sections out', () => {
     // when
     const { text, summary } = summarize(head);
     // then
     expect(text).toBe(`<summary>\n${summary}\n</summary>`);
     expect(parseSummaryResponse(text, 8_000)).toMatchObject({ ok: true, value: { summary, retain: null } });
-    for (const section of SUMMARY_TEMPLATES.opencode.sections) expect(summary).toContain(`${'#'.repeat(section.level)} ${section.heading}\n`);
-    const empty = summarize([]).summary;
-    expect(empty).toContain('## Goal\n- (none)');
-    expect(empty).toContain('## Relevant Files\n- (none)');
+    expect(summary).toContain('## Goal\n');
+    expect(summary).toContain('## Relevant Files\n');
+    expect(summary).not.toContain('(none)');
+    expect(summary).not.toContain('## Next Steps');
+    expect(summary).not.toContain('### Done');
+  });
+
+  it('renders an empty record as its first section alone, so a summary is never blank', () => {
+    expect(summarize([]).summary).toBe('## Goal\n- (none)');
+    expect(summarize([], { template: 'spec-000' }).summary).toBe('## 1. Task Overview\n\n### Goal\n- (none)');
   });
 
   it('is deterministic', () => {
@@ -57,8 +63,15 @@ describe('summarizeHeuristically: the reply', () => {
     'renders the %s template with its own headings',
     (_, template) => {
       const { summary } = summarize(head, { template });
+      // the headings shown are the template's, in its order; the empty ones are left out
       const headings = summary.split('\n').filter((line) => line.startsWith('#'));
-      expect(headings).toEqual(template.sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`));
+      const all = template.sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`);
+      expect(headings.length).toBeGreaterThan(2);
+      expect(headings).toEqual(all.filter((heading) => headings.includes(heading)));
+      expect(summary).not.toContain('(none)');
+      const readBack = recordFromSummaryText(summary);
+      expect(readBack.context).toEqual([]);
+      expect(JSON.stringify(readBack)).toContain('Fix the failing build');
       expect(summary).toContain('Do not change the public API.');
       expect(summary).toContain('TypeError: x is not a function');
     },
@@ -321,6 +334,25 @@ describe('carried forward as data', () => {
     expect(tight.record.errors.map((e) => e.text)).toEqual(['Error: lint rule no-floating-promises failed in libs/queue/src/producer.ts']);
     expect(tight.record.todos.map((t) => t.text)).toEqual(['repair lint']);
     expect(tight.evicted).toBeGreaterThan(0);
+  });
+
+  it('lists what left the record at this compaction, section by section, next to the running count', () => {
+    // given a record holding a fixed error and a finished todo
+    const head = [
+      user('Stabilize CI.'),
+      assistant(call('b', 'bash', { command: 'npm run typecheck' })),
+      result('b', 'bash', 'Error: TS2345 in libs/domain/src/view/tokens.ts', { isError: true }),
+      assistant('Fixed the TS2345 error in libs/domain/src/view/tokens.ts.', call('t', 'todowrite', { todos: [{ content: 'repair typecheck', status: 'completed' }] })),
+      result('t', 'todowrite', 'ok'),
+    ];
+    const roomy = summarize(head);
+    expect(roomy.evictedItems).toEqual([]);
+    // when a tight budget evicts
+    const tight = summarize(head, { budgetTokens: estimateOf(roomy.text) - 20 });
+    // then the receipt names them, and the record counts them
+    expect(tight.evictedItems.length).toBe(tight.evicted);
+    expect(tight.record.evicted).toBe(tight.evicted);
+    expect(tight.evictedItems).toEqual(expect.arrayContaining([{ section: 'errors', text: 'Error: TS2345 in libs/domain/src/view/tokens.ts' }]));
   });
 
   it('stays within its budget, however big the head', () => {

@@ -45,6 +45,7 @@ export type {
   ValueItem,
 } from './summary-record';
 export {
+  evictionReceipt,
   evictionTier,
   fitRecord,
   recordFromSummaryText,
@@ -53,7 +54,7 @@ export {
   SUMMARY_TEMPLATES,
   templateForStrategy,
 } from './summary-template';
-export type { SummaryTemplate, SummaryTemplateName, TemplateSection } from './summary-template';
+export type { EvictedItem, SummaryTemplate, SummaryTemplateName, TemplateSection } from './summary-template';
 export {
   CARRIED_FORWARD_HEADING,
   checkRetention,
