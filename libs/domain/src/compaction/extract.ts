@@ -214,7 +214,8 @@ const isIdentifier = (token: string) => token.length >= 3 && token.length <= 120
 const UNIT =
   '%|°[CF]|ms|µs|ns|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|kb|mb|gb|tb|kib|mib|gib|tib|b|bytes?|px|rem|em|pt|' +
   'tokens?|req/s|rps|qps|ops/s|x|k|cores?|cpus?|threads?|workers?|connections?|retries|attempts|times|ports?|rows|lines|items|' +
-  'users|mbps|gbps|hz|khz|mhz|ghz|мс|с|сек|мин|ч|кб|мб|гб|тб|шт|раз|строк|порт|ثانية|ثوان|دقيقة|دقائق|ساعة|ميغابايت|بايت|مرة|مرات|بكسل';
+  'users|requests?|reqs?|rpm|calls?|messages?|records?|entries|jobs?|files?|chars?|characters?|' +
+  'mbps|gbps|hz|khz|mhz|ghz|мс|с|сек|мин|ч|кб|мб|гб|тб|шт|раз|строк|порт|ثانية|ثوان|دقيقة|دقائق|ساعة|ميغابايت|بايت|مرة|مرات|بكسل';
 /** Units of scripts without spaces: the text goes on right after them. */
 const UNIT_CJK = '毫秒|秒|分钟|小时|天|个|次|行|条|兆|字节|像素|ミリ秒|秒|分|件|個';
 const NUMBER = new RegExp(

@@ -304,6 +304,43 @@ describe('carried forward as data', () => {
     expect(summary).toContain('Build the importer.');
   });
 
+  it('facts the user stated at the start, and the file the task changed, survive 30 compactions of tool and assistant noise', () => {
+    // given a first head: after the goal, the user's endpoint, rate limit and constraint; the assistant edits a file
+    const first = [
+      user('Harden the payment client against timeouts.'),
+      assistant('Which endpoint and limits apply?'),
+      user('The internal endpoint is https://pay.internal.example:9443/v3/charge and the rate limit is 375 requests per minute. Never log card numbers.'),
+      assistant('Editing the client.', call('e0', 'edit', { path: 'src/payments/gateway-client.ts', oldString: 'a', newString: 'b' })),
+      result('e0', 'edit', 'Applied 1 edit.'),
+    ];
+    let previous = summarize(first, { budgetTokens: 2_000 }).record;
+    // when 30 more compactions each carry the record through a head full of low-value facts, never naming those again
+    const early = ['src/payments/gateway-client.ts', 'https://pay.internal.example:9443/v3/charge', '375 requests', 'Never log card numbers.'];
+    for (let pivot = 1; pivot <= 30; pivot++) {
+      const head: Message[] = [user(`Go on with module m${pivot}.`)];
+      for (let step = 0; step < 6; step++) {
+        const id = `p${pivot}-${step}`;
+        const names = Array.from({ length: 8 }, (_, i) => `\`helperFn${pivot}x${step}x${i}\``).join(', ');
+        head.push(
+          assistant(
+            `I decided to split module m${pivot} part ${step} because ${names} share state.`,
+            call(`${id}r`, 'read', { path: `src/gen/m${pivot}/part-${step}.ts` }),
+            call(`${id}b`, 'bash', { command: `npx vitest run src/gen/m${pivot}/part-${step}.spec.ts` }),
+          ),
+        );
+        head.push(result(`${id}r`, 'read', `export const part${step} = ${pivot};`), result(`${id}b`, 'bash', `Tests: 4 passed (took ${pivot * 10 + step} ms)\nexit code: 0`));
+      }
+      const reply = summarize(head, { previous, budgetTokens: 2_000 });
+      previous = reply.record;
+      // then every early fact is still in the summary the model reads
+      for (const fact of early) expect(reply.summary).toContain(fact);
+      expect(estimateOf(reply.text)).toBeLessThanOrEqual(2_000);
+    }
+    expect(previous.compactions).toBe(31);
+    expect(previous.evicted).toBeGreaterThan(500);
+    expect(previous.files.find((file) => file.text === 'src/payments/gateway-client.ts')?.actions).toContain('edited');
+  });
+
   it('a constraint stays until the user revokes it', () => {
     const first = summarize([user('Do not touch the public API in src/api.ts.')]);
     const revoked = summarize([user('You can now change the public API in src/api.ts.')], { previous: first.record });
