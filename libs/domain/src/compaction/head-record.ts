@@ -37,6 +37,7 @@ import {
   CommandItem,
   emptyRecord,
   ErrorItem,
+  ExcerptItem,
   FileAction,
   FileItem,
   itemKey,
@@ -82,7 +83,7 @@ export interface HeadReading {
   touched: Array<{ section: RecordSection; item: RecordItem }>;
 }
 
-const CLIP = { goal: 800, constraint: 300, userMessage: 1_200, decision: 300, progress: 160, error: 400, command: 300, value: 160, excerpt: 240 };
+const CLIP = { goal: 800, constraint: 300, userMessage: 1_200, decision: 300, progress: 160, error: 400, command: 300, value: 160, excerpt: 240, source: 80 };
 const PLACEHOLDER_STARTS = [prunedPlaceholder(), trimmedPlaceholder()].map((text) => text.slice(0, -1));
 const CHECKLIST_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[/;
 const EXIT_LINE = /^(?:exit code|process exited|exited with|exit status)\b/i;
@@ -217,16 +218,24 @@ class RecordBuilder {
     }
   }
 
-  /** The latest answer of a command: a rerun replaces the excerpt of the run before. */
+  /** The latest answer of a tool: a rerun replaces the excerpt of the run before. */
   excerpt(label: string, body: string): void {
     const prefix = `${label}: `;
     for (const item of this.record.excerpts) {
-      if (item.text.startsWith(prefix)) {
+      if (item.source === null && item.text.startsWith(prefix)) {
         this.remove('excerpts', item);
         break;
       }
     }
-    this.add('excerpts', clipText(prefix + body, CLIP.excerpt));
+    this.add<ExcerptItem>('excerpts', clipText(prefix + body, CLIP.excerpt), (base) => ({ ...base, source: null }));
+  }
+
+  /** A line of an output worth keeping (a warning, a rare fact), tied to the call that printed it. */
+  outputLine(line: string, source: string): void {
+    const from = clipText(source, CLIP.source);
+    this.add<ExcerptItem>('excerpts', clipText(line, CLIP.excerpt), (base) => ({ ...base, source: from }), (item) => {
+      item.source = from;
+    });
   }
 
   todo(entry: TodoEntry, origin: TodoItem['origin']): void {
@@ -366,7 +375,9 @@ export function readHead(head: readonly Message[], previous: SummaryRecord | nul
         const ends = digest.lines <= 3 ? digest.tail.slice(-3) : ['…', ...digest.tail.slice(-2)];
         builder.excerpt(part.name, ends.join(' ⏎ '));
       }
-      for (const line of digest.notable ?? []) builder.add('excerpts', clipText(`${part.name}: ${line}`, CLIP.excerpt));
+      for (const line of digest.notable ?? []) builder.outputLine(line, source);
+      // A file's content is read for itself, not as a log: its settings are the file, not facts it reported.
+      if (fileActionOf(part.name) !== 'read') for (const line of digest.salient ?? []) builder.outputLine(line, source);
     } else if (part.isError) {
       builder.error(`${part.name} failed`, null, source);
     }

@@ -341,6 +341,27 @@ describe('carried forward as data', () => {
     expect(previous.files.find((file) => file.text === 'src/payments/gateway-client.ts')?.actions).toContain('edited');
   });
 
+  it('an output line keeps the call that printed it, in the record and when read back from the summary text', () => {
+    // given a failing test run and a deploy that printed its commit
+    const head = [
+      user('Ship the pool fix.'),
+      assistant(call('t', 'bash', { command: 'pytest -q' })),
+      result('t', 'bash', `${'.'.repeat(80)}\nFAILED tests/test_pool.py::test_resize_under_load - assert 4 == 8\n1 failed, 80 passed\nexit code: 1`),
+      assistant(call('d', 'bash', { command: 'git reset --hard origin/main' })),
+      result('d', 'bash', 'HEAD is now at 4be17c9 Pool: resize lazily'),
+    ];
+    // when
+    const { record, summary } = summarize(head);
+    // then
+    expect(record.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ text: 'FAILED tests/test_pool.py::test_resize_under_load - assert 4 == 8', source: 'pytest -q' })]),
+    );
+    expect(summary).toContain('- `git reset --hard origin/main`: HEAD is now at 4be17c9 Pool: resize lazily');
+    expect(recordFromSummaryText(summary).excerpts).toEqual([
+      expect.objectContaining({ text: 'HEAD is now at 4be17c9 Pool: resize lazily', source: 'git reset --hard origin/main' }),
+    ]);
+  });
+
   it('a constraint stays until the user revokes it', () => {
     const first = summarize([user('Do not touch the public API in src/api.ts.')]);
     const revoked = summarize([user('You can now change the public API in src/api.ts.')], { previous: first.record });

@@ -36,6 +36,7 @@ export { emptyRecord, parseSummaryRecord, RECORD_SECTIONS, recordSize, SUMMARY_R
 export type {
   CommandItem,
   ErrorItem,
+  ExcerptItem,
   FileAction,
   FileItem,
   RecordItem,

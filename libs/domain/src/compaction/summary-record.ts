@@ -60,6 +60,14 @@ export interface ValueItem extends RecordItem {
   origin: 'user' | 'assistant' | 'tool';
 }
 
+export interface ExcerptItem extends RecordItem {
+  /**
+   * The command (or tool) whose output held the line: a warning or a rare line stating a fact (a hash, an id, a
+   * setting). Null for a tool's last lines, whose text names the tool.
+   */
+  source: string | null;
+}
+
 export interface SummaryRecord {
   v: typeof SUMMARY_RECORD_VERSION;
   /** The first real user request (and, from an older summary, its goal lines). */
@@ -81,8 +89,8 @@ export interface SummaryRecord {
   values: ValueItem[];
   /** Carried text without a better home: an older summary in another shape, a requested focus. */
   context: RecordItem[];
-  /** First and last lines of big tool outputs. */
-  excerpts: RecordItem[];
+  /** Lines of tool outputs: a tool's last lines, warnings and rare facts with the call they came from. */
+  excerpts: ExcerptItem[];
   latestRequest: string | null;
   /** The logical clock: the next sighting gets this value. */
   clock: number;
@@ -173,7 +181,7 @@ export function parseSummaryRecord(value: unknown): SummaryRecord | null {
   record.decisions = items(value.decisions, plain);
   record.progress = items(value.progress, plain);
   record.context = items(value.context, plain);
-  record.excerpts = items(value.excerpts, plain);
+  record.excerpts = items(value.excerpts, (raw, base) => ({ ...base, source: typeof raw.source === 'string' ? raw.source : null }));
   record.todos = items(value.todos, (raw, base) => ({
     ...base,
     status: (STATUSES.has(raw.status as string) ? raw.status : 'pending') as TodoStatus,

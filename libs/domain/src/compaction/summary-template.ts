@@ -9,7 +9,8 @@
  *   tier 0  finished todos, fixed errors, turn endings
  *   tier 1  values the assistant or a tool wrote, a tool's last lines, files read or mentioned once
  *   tier 2  the user's messages (their own budget, newest kept), commands that succeeded
- *           (with what they answered), files seen again, carried context
+ *           (with what they answered), files seen again, carried context, lines found in
+ *           outputs (warnings, rare facts: hashes, ids, settings) with the call that printed them
  *   tier 3  decisions and their reasons, failed commands
  *   tier 4  open errors, open and in-progress todos, edited files, the user's values
  *   tier 5  the user's constraints (they stay until revoked; only constraints alone over budget lose their oldest)
@@ -27,6 +28,7 @@ import {
   CommandItem,
   emptyRecord,
   ErrorItem,
+  ExcerptItem,
   FileItem,
   RecordItem,
   RecordSection,
@@ -196,6 +198,10 @@ function fileBullet(file: FileItem): string {
 
 const inlineValue = (value: ValueItem) => (value.text.includes('`') ? value.text : `\`${value.text}\``);
 
+/** A line of an output with the call it came from: `- \`npm test\`: FAILED …`. */
+const excerptBullet = (excerpt: ExcerptItem) => (excerpt.source ? `- \`${excerpt.source}\`: ${excerpt.text}` : `- ${excerpt.text}`);
+const EXCERPT_BULLET = /^`([^`]+)`: (.+)$/;
+
 /** One item's bullet; values are listed inline in one bullet, so theirs is the list entry. */
 function bulletOf(slot: Slot, item: RecordItem): string {
   switch (slot) {
@@ -214,6 +220,8 @@ function bulletOf(slot: Slot, item: RecordItem): string {
       return fileBullet(item as FileItem);
     case 'values':
       return inlineValue(item as ValueItem);
+    case 'excerpts':
+      return excerptBullet(item as ExcerptItem);
     default:
       return `- ${item.text}`;
   }
@@ -298,7 +306,8 @@ export function evictionTier(section: RecordSection, item: RecordItem, record: S
     case 'progress':
       return 0;
     case 'excerpts':
-      return 1;
+      // A line found in an output (a warning, a hash, a setting) outranks a tool's last lines.
+      return (item as ExcerptItem).source === null ? 1 : 2;
     case 'todos':
       return ['completed', 'cancelled'].includes((item as TodoItem).status) ? 0 : 4;
     case 'errors':
@@ -493,6 +502,9 @@ export function recordFromSummaryText(text: string): SummaryRecord {
         const unquoted = value.replace(/^`(.*)`$/, '$1');
         if (unquoted) add<ValueItem>('values', unquoted, { origin: 'assistant' });
       }
+    } else if (target === 'context' && EXCERPT_BULLET.test(flat)) {
+      const [, source, line] = EXCERPT_BULLET.exec(flat)!;
+      add<ExcerptItem>('excerpts', line, { source });
     } else if ((target === 'commands' || target === 'context' || target === 'files') && /^`[^`]+`(?: → .*)?$/.test(flat)) {
       const [, command, outcome] = /^`([^`]+)`(?: → (.*))?$/.exec(flat)!;
       add<CommandItem>('commands', command, { outcome: outcome ?? null, ok: outcome === undefined ? null : /^(?:ok|exit 0)$/.test(outcome) });
