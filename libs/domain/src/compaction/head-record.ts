@@ -28,6 +28,7 @@ import {
   Salient,
   salientTokens,
   sentencesOf,
+  statesFact,
   structuralOf,
   TodoEntry,
   todoListOf,
@@ -35,6 +36,7 @@ import {
 import { digestToolOutput, isToolOutputDigest, ToolOutputDigest } from './output-digest';
 import {
   CommandItem,
+  ConstraintItem,
   emptyRecord,
   ErrorItem,
   ExcerptItem,
@@ -211,6 +213,13 @@ class RecordBuilder {
     }
   }
 
+  /** A user's sentence kept in their words: `cued` when it has a constraint cue, else for the facts it states. */
+  constraint(sentence: string, cued: boolean): void {
+    this.add<ConstraintItem>('constraints', clipText(sentence, CLIP.constraint), (base) => ({ ...base, cued }), (item) => {
+      item.cued ||= cued;
+    });
+  }
+
   /** Removes the constraints a revoking sentence names (shared salient tokens). */
   revoke(at: number, tokens: Salient): void {
     for (const constraint of [...this.record.constraints]) {
@@ -303,12 +312,16 @@ export function readHead(head: readonly Message[], previous: SummaryRecord | nul
     if (!builder.record.goal.length) builder.add('goal', clipMiddle(text, CLIP.goal));
     else builder.add('userMessages', clipMiddle(text, CLIP.userMessage));
     builder.record.latestRequest = clipText(text, 300);
+    const goal = builder.record.goal[0]?.text ?? '';
     for (const sentence of sentencesOf(text)) {
       if (isRevocation(sentence)) {
         builder.revoke(builder.record.clock, salientTokens(sentence));
-        builder.add('constraints', clipText(sentence, CLIP.constraint));
+        builder.constraint(sentence, true);
       } else if (isConstraintSentence(sentence)) {
-        builder.add('constraints', clipText(sentence, CLIP.constraint));
+        builder.constraint(sentence, true);
+      } else if (statesFact(sentence) && !goal.includes(sentence)) {
+        // Cue words are per language; a sentence naming a number, a name, a path or an identifier is a fact in any.
+        builder.constraint(sentence, false);
       }
     }
     builder.structural(text, 'user');

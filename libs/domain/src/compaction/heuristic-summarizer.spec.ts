@@ -265,6 +265,78 @@ describe('plans and todos', () => {
   });
 });
 
+/**
+ * A head full of low-value facts: the assistant's decisions naming helpers, files read once, test runs that pass,
+ * after a user message `lead` that names none of the earlier facts.
+ */
+function busyHead(pivot: number, lead: string): Message[] {
+  const head: Message[] = [user(lead)];
+  for (let step = 0; step < 6; step++) {
+    const id = `p${pivot}-${step}`;
+    const names = Array.from({ length: 8 }, (_, i) => `\`helperFn${pivot}x${step}x${i}\``).join(', ');
+    head.push(
+      assistant(
+        `I decided to split module m${pivot} part ${step} because ${names} share state.`,
+        call(`${id}r`, 'read', { path: `src/gen/m${pivot}/part-${step}.ts` }),
+        call(`${id}b`, 'bash', { command: `npx vitest run src/gen/m${pivot}/part-${step}.spec.ts` }),
+      ),
+    );
+    head.push(result(`${id}r`, 'read', `export const part${step} = ${pivot};`), result(`${id}b`, 'bash', `Tests: 4 passed (took ${pivot * 10 + step} ms)\nexit code: 0`));
+  }
+  return head;
+}
+
+describe('any script and language', () => {
+  /** Runs `first`, then `pivots` busy heads, carrying the record; returns every summary. */
+  function session(first: Message[], pivots: number, lead: string): string[] {
+    let reply = summarize(first, { budgetTokens: 2_000 });
+    const summaries = [reply.summary];
+    for (let pivot = 1; pivot <= pivots; pivot++) {
+      reply = summarize(busyHead(pivot, lead), { previous: reply.record, budgetTokens: 2_000 });
+      summaries.push(reply.summary);
+    }
+    return summaries;
+  }
+
+  it.each([
+    [
+      'German',
+      [
+        user('Bitte überarbeite die Gebührenberechnung.'),
+        assistant('Welche Vorgaben gibt es?'),
+        user('Die Funktion berechneGebühr liegt in src/abrechnung/gebühren.ts. Die Methode größeÄndern darf nicht öffentlich werden. Das Limit liegt bei 40 Anfragen pro Sekunde.'),
+      ],
+      'Mach weiter.',
+      ['berechneGebühr', 'src/abrechnung/gebühren.ts', 'Die Methode größeÄndern darf nicht öffentlich werden.', 'Das Limit liegt bei 40 Anfragen pro Sekunde.'],
+    ],
+    [
+      'Japanese',
+      [
+        user('ユーザー設定の保存処理を直してください。'),
+        assistant('条件を教えてください。'),
+        user('キーは`ユーザー設定`で、保存先はsettings_v2です。legacy_storeは絶対に変更しないでください。タイムアウトは30秒です。'),
+      ],
+      '続けて',
+      ['`ユーザー設定`', 'settings_v2', 'legacy_storeは絶対に変更しないでください。', 'タイムアウトは30秒です。'],
+    ],
+    [
+      'Spanish',
+      [
+        user('Arregla el cálculo de descuentos.'),
+        assistant('¿Algún requisito?'),
+        user('La función es calcularDescuentoAño en src/ventas/descuentos.ts.¿Puedes usar el puerto 8443? ¡Nunca borres la tabla Straße_ID! Hay que mantener el límite de 500 peticiones.'),
+      ],
+      'Sigue.',
+      ['calcularDescuentoAño', '¿Puedes usar el puerto 8443?', '¡Nunca borres la tabla Straße_ID!', 'Hay que mantener el límite de 500 peticiones.'],
+    ],
+  ])('a %s session keeps its identifiers and the user\'s sentences through 12 compactions', (_, first, lead, facts) => {
+    // when
+    const summaries = session(first as Message[], 12, lead as string);
+    // then every summary, the last included, holds every fact
+    for (const summary of summaries) for (const fact of facts as string[]) expect(summary).toContain(fact);
+  });
+});
+
 describe('carried forward as data', () => {
   it('merges the previous record with the next head instead of re-reading text', () => {
     // given a first compaction
@@ -298,7 +370,8 @@ describe('carried forward as data', () => {
     // then
     expect(previous.compactions).toBe(11);
     expect(previous.evicted).toBeGreaterThan(0);
-    expect(previous.constraints.map((c) => c.text)).toEqual(['Never write to the production bucket s3://acme-prod.']);
+    // (the rounds' requests, naming a batch number, are kept as the user's facts, below the constraint)
+    expect(previous.constraints.filter((c) => c.cued).map((c) => c.text)).toEqual(['Never write to the production bucket s3://acme-prod.']);
     const { summary } = summarize([user('Round 11.')], { previous, budgetTokens: 1_000 });
     expect(summary).toContain('Never write to the production bucket s3://acme-prod.');
     expect(summary).toContain('Build the importer.');
@@ -317,20 +390,7 @@ describe('carried forward as data', () => {
     // when 30 more compactions each carry the record through a head full of low-value facts, never naming those again
     const early = ['src/payments/gateway-client.ts', 'https://pay.internal.example:9443/v3/charge', '375 requests', 'Never log card numbers.'];
     for (let pivot = 1; pivot <= 30; pivot++) {
-      const head: Message[] = [user(`Go on with module m${pivot}.`)];
-      for (let step = 0; step < 6; step++) {
-        const id = `p${pivot}-${step}`;
-        const names = Array.from({ length: 8 }, (_, i) => `\`helperFn${pivot}x${step}x${i}\``).join(', ');
-        head.push(
-          assistant(
-            `I decided to split module m${pivot} part ${step} because ${names} share state.`,
-            call(`${id}r`, 'read', { path: `src/gen/m${pivot}/part-${step}.ts` }),
-            call(`${id}b`, 'bash', { command: `npx vitest run src/gen/m${pivot}/part-${step}.spec.ts` }),
-          ),
-        );
-        head.push(result(`${id}r`, 'read', `export const part${step} = ${pivot};`), result(`${id}b`, 'bash', `Tests: 4 passed (took ${pivot * 10 + step} ms)\nexit code: 0`));
-      }
-      const reply = summarize(head, { previous, budgetTokens: 2_000 });
+      const reply = summarize(busyHead(pivot, 'Go on.'), { previous, budgetTokens: 2_000 });
       previous = reply.record;
       // then every early fact is still in the summary the model reads
       for (const fact of early) expect(reply.summary).toContain(fact);

@@ -35,6 +35,7 @@ export type { OutputError, ToolOutputDigest } from './output-digest';
 export { emptyRecord, parseSummaryRecord, RECORD_SECTIONS, recordSize, SUMMARY_RECORD_VERSION } from './summary-record';
 export type {
   CommandItem,
+  ConstraintItem,
   ErrorItem,
   ExcerptItem,
   FileAction,

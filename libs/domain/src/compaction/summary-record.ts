@@ -55,6 +55,14 @@ export interface TodoItem extends RecordItem {
   origin: 'tool' | 'checklist' | 'stated';
 }
 
+export interface ConstraintItem extends RecordItem {
+  /**
+   * False for a user sentence kept for the facts it states (a number, a name, a path, an identifier) without a
+   * constraint cue in its language: it ranks below the cued constraints in eviction.
+   */
+  cued: boolean;
+}
+
 export interface ValueItem extends RecordItem {
   /** Who wrote it: user values outrank the assistant's and the tools'. */
   origin: 'user' | 'assistant' | 'tool';
@@ -72,8 +80,8 @@ export interface SummaryRecord {
   v: typeof SUMMARY_RECORD_VERSION;
   /** The first real user request (and, from an older summary, its goal lines). */
   goal: RecordItem[];
-  /** The user's constraints and preferences in their own words; they stay until the user revokes them. */
-  constraints: RecordItem[];
+  /** The user's constraints and preferences in their own words, and their sentences that state facts; they stay until revoked. */
+  constraints: ConstraintItem[];
   /** The user's messages verbatim (newest kept first within their budget). */
   userMessages: RecordItem[];
   /** The assistant's conclusions: decisions, diagnoses and their reasons. */
@@ -176,7 +184,7 @@ export function parseSummaryRecord(value: unknown): SummaryRecord | null {
   if (!isObject(value) || value.v !== SUMMARY_RECORD_VERSION) return null;
   const record = emptyRecord();
   record.goal = items(value.goal, plain);
-  record.constraints = items(value.constraints, plain);
+  record.constraints = items(value.constraints, (raw, base) => ({ ...base, cued: raw.cued !== false }));
   record.userMessages = items(value.userMessages, plain);
   record.decisions = items(value.decisions, plain);
   record.progress = items(value.progress, plain);

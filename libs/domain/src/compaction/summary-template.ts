@@ -12,7 +12,8 @@
  *           (with what they answered), files seen again, carried context, lines found in
  *           outputs (warnings, rare facts: hashes, ids, settings) with the call that printed them
  *   tier 3  decisions and their reasons, failed commands
- *   tier 4  open errors, open and in-progress todos, edited files, the user's values
+ *   tier 4  open errors, open and in-progress todos, edited files, the user's values, the user's
+ *           sentences kept for the facts they state (no constraint cue)
  *   tier 5  the user's constraints (they stay until revoked; only constraints alone over budget lose their oldest)
  *   tier 6  the goal
  *
@@ -26,6 +27,7 @@ import { estimateTokens } from '../prune/estimate-tokens';
 import { clipMiddle, clipText, normalizeSpace } from './extract';
 import {
   CommandItem,
+  ConstraintItem,
   emptyRecord,
   ErrorItem,
   ExcerptItem,
@@ -325,7 +327,7 @@ export function evictionTier(section: RecordSection, item: RecordItem, record: S
     case 'decisions':
       return 3;
     case 'constraints':
-      return 5;
+      return (item as ConstraintItem).cued === false ? 4 : 5;
     case 'goal':
       return item === record.goal[0] ? 6 : 5;
   }
