@@ -771,6 +771,11 @@ export interface components {
             messagesCompacted: number;
             durationMs: number;
             pins?: components["schemas"]["Pin"][];
+            /** @description What left the summary record at this compaction (its first 50 items, texts clipped) */
+            evicted?: {
+                section: string;
+                text: string;
+            }[];
         } & {
             [key: string]: unknown;
         };
