@@ -236,6 +236,7 @@ export class SummaryChain {
       summary: checked.summary,
       record: heuristic.record,
       retention: checked.retention,
+      evicted: heuristic.evictedItems,
     });
   }
 }

@@ -4,6 +4,7 @@ import { AUTO_CONTINUE_TEXT } from '../placeholders';
 import {
   buildCompletedData,
   CompactionCompletion,
+  CompletionInput,
   decideAfterFailure,
   decideCompletion,
   deriveCompactionState,
@@ -28,19 +29,18 @@ function planned(): CompactionPlan {
   return plan;
 }
 
-const completion = (patch: Partial<CompactionCompletion> = {}): CompactionCompletion => ({
-  ...buildCompletedData({
-    marker: { seq: 7, auto: true, reason: 'threshold' },
-    plan: planned(),
-    strategy: 'summary-tail',
-    prefix: [{ id: 'p', role: 'assistant', parts: [{ type: 'text', text: 'x'.repeat(40) }] }],
-    summary: 'x'.repeat(40),
-    retain: null,
-    model: 'heuristic',
-    durationMs: 12,
-  }),
-  ...patch,
+const completionInput = (): CompletionInput => ({
+  marker: { seq: 7, auto: true, reason: 'threshold' },
+  plan: planned(),
+  strategy: 'summary-tail',
+  prefix: [{ id: 'p', role: 'assistant', parts: [{ type: 'text', text: 'x'.repeat(40) }] }],
+  summary: 'x'.repeat(40),
+  retain: null,
+  model: 'heuristic',
+  durationMs: 12,
 });
+
+const completion = (patch: Partial<CompactionCompletion> = {}): CompactionCompletion => ({ ...buildCompletedData(completionInput()), ...patch });
 
 describe('buildCompletedData', () => {
   it('records the cut, the prefix and the token figures before and after', () => {
@@ -77,6 +77,19 @@ describe('buildCompletedData', () => {
       tokensBefore: 10_000,
     });
     expect(data).toMatchObject({ tokensBefore: 10_000, tokensAfter: 9_800, retain: 'R' });
+  });
+
+  it('carries a bounded receipt of what left the record at this compaction, and nothing when nothing did', () => {
+    // given 80 evicted items, one of them very long
+    const evicted = Array.from({ length: 80 }, (_, i) => ({ section: 'values' as const, text: i === 0 ? 'v'.repeat(500) : `value-${i}` }));
+    // when
+    const data = buildCompletedData({ ...completionInput(), evicted });
+    // then the first 50 are listed, each text clipped to 200 characters
+    expect(data.evicted).toHaveLength(50);
+    expect(data.evicted![0]).toEqual({ section: 'values', text: `${'v'.repeat(199)}…` });
+    expect(data.evicted![49]).toEqual({ section: 'values', text: 'value-49' });
+    expect(buildCompletedData({ ...completionInput(), evicted: [] })).not.toHaveProperty('evicted');
+    expect(completion()).not.toHaveProperty('evicted');
   });
 });
 

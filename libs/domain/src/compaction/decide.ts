@@ -20,6 +20,7 @@ import { LoopGuardCompletion, shouldSuppressAutoCompaction } from './overflow-po
 import type { CompactionPlan, NothingToCompact, TailInfo } from './plan';
 import type { Retention } from './retention';
 import type { SummaryRecord } from './summary-record';
+import { EvictedItem, evictionReceipt } from './summary-template';
 import { approxMessagesTokens } from './tokens';
 
 /** Strategy recorded when no summary could be made. */
@@ -36,6 +37,8 @@ export interface CompactionCompletion extends CompactionCompletedData {
   record?: SummaryRecord;
   /** The retention check's figures for the committed summary. */
   retention?: Retention;
+  /** What left the record at this compaction (bounded receipt); absent when nothing did. */
+  evicted?: EvictedItem[];
 }
 
 export interface CompletionInput {
@@ -56,6 +59,8 @@ export interface CompletionInput {
   retention?: Retention | null;
   /** The overhead learnt on the view being compacted (ViewTokens.overhead): the new view's figure until a step measures it. */
   overhead?: number;
+  /** The items this compaction evicted from the record (summarizeHeuristically's `evictedItems`). */
+  evicted?: readonly EvictedItem[];
 }
 
 /** The completion's data; tokensAfter is tokensBefore minus what the pivot covers plus the new prefix. */
@@ -80,6 +85,7 @@ export function buildCompletedData(input: CompletionInput): CompactionCompletion
     tail: plan.tail,
     ...(input.record ? { record: input.record } : {}),
     ...(input.retention ? { retention: input.retention } : {}),
+    ...(input.evicted?.length ? { evicted: evictionReceipt(input.evicted) } : {}),
     ...(plan.pinsAtCut.length > 0 ? { pins: plan.pinsAtCut } : {}),
     ...(input.overhead ? { overhead: input.overhead } : {}),
   };

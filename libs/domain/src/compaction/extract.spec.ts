@@ -16,6 +16,7 @@ import {
   patchPathsOf,
   quotedOf,
   sentencesOf,
+  statesFact,
   structuralOf,
   todoListOf,
 } from './extract';
@@ -78,6 +79,22 @@ describe('structuralOf', () => {
     ]);
   });
 
+  it('takes words with letters of any script for identifiers, and finds ASCII and non-ASCII ones inside Japanese text', () => {
+    // given German, Spanish and Japanese text
+    const german = structuralOf('Die Funktion berechneGebühr ruft größeÄndern auf; die Spalte Straße_ID bleibt, siehe docs/Übersicht.md.');
+    const spanish = structuralOf('¿Puedes revisar calcularDescuentoAño en src/ventas/descuentos.ts?');
+    const japanese = structuralOf('設定はloadUserConfigで読み込み、`ユーザー設定`はsettings_v2に保存します。ファイルはconfig/app.yamlです。');
+    // then
+    expect(german.values).toEqual(['berechneGebühr', 'größeÄndern', 'Straße_ID']);
+    expect(german.paths).toEqual(['docs/Übersicht.md']);
+    expect(spanish.values).toEqual(['calcularDescuentoAño']);
+    expect(spanish.paths).toEqual(['src/ventas/descuentos.ts']);
+    expect(japanese.values).toEqual(['loadUserConfig', 'settings_v2', 'ユーザー設定']);
+    expect(japanese.paths).toEqual(['config/app.yaml']);
+    // and plain words of cased scripts are not identifiers
+    expect(structuralOf('Die Gebühr wird täglich berechnet. Проверь Функцию. Éste es el Año.').values).toEqual([]);
+  });
+
   it('reads the declarations of code blocks', () => {
     const text = 'Here:\n```ts\nexport const DEFAULT_BURST = 40;\nfunction helper() {\n  return 1;\n}\n```';
     expect(structuralOf(text, { codeBlocks: true }).values).toEqual(expect.arrayContaining(['export const DEFAULT_BURST = 40;', 'function helper() {']));
@@ -96,8 +113,25 @@ describe('sentences and cues', () => {
     ]);
   });
 
+  it('splits Spanish sentences before ¿ and ¡, also without a space after the stop', () => {
+    expect(sentencesOf('Usa Postgres.¿Puedes subir el puerto a 8443? ¡Nunca borres la tabla!')).toEqual([
+      'Usa Postgres.',
+      '¿Puedes subir el puerto a 8443?',
+      '¡Nunca borres la tabla!',
+    ]);
+  });
+
   it.each([
     'Never push to main.',
+    'Verwende bitte immer pnpm.',
+    'Die Tabelle darf nicht gelöscht werden.',
+    'Hay que mantener la API estable.',
+    'Evita las migraciones destructivas.',
+    'データベースは絶対に変更しないでください。',
+    '既存のAPIのみ使用すること。',
+    'Non toccare il database.',
+    'Utilisez uniquement le cache local.',
+    'Evite chamadas síncronas.',
     'Do not change the public API.',
     'Prefer pnpm over npm.',
     '请不要修改数据库。',
@@ -108,12 +142,27 @@ describe('sentences and cues', () => {
     expect(isConstraintSentence(sentence)).toBe(true);
   });
 
+  it('takes a sentence for a fact by its shape, whatever its language: a number, a path, an identifier, a quoted name', () => {
+    for (const sentence of ['Das Limit liegt bei 40 Anfragen pro Sekunde.', 'La tabla se llama «pedidos_2024».', 'タイムアウトは30秒です。', 'Der Dienst heißt berechneGebühr.']) {
+      expect(statesFact(sentence)).toBe(true);
+    }
+    for (const sentence of ['Mach weiter so.', 'Gracias por todo.', 'よろしくお願いします。']) expect(statesFact(sentence)).toBe(false);
+  });
+
   it.each(['Add a cache.', '添加缓存。', 'Добавь кэш.'])('does not take the plain request "%s" for a constraint', (sentence) => {
     expect(isConstraintSentence(sentence)).toBe(false);
   });
 
   it('recognises decisions and diagnoses, fixes and revocations in several languages', () => {
-    for (const sentence of ['We chose Redis because it is simpler.', '根本原因是连接池耗尽。', 'Причина в кэше.', 'قررنا استخدام Redis.']) {
+    for (const sentence of [
+      'We chose Redis because it is simpler.',
+      '根本原因是连接池耗尽。',
+      'Причина в кэше.',
+      'قررنا استخدام Redis.',
+      'Wir nehmen Redis, daher entfällt der Cache.',
+      'Usaremos Redis en lugar de Memcached.',
+      '原因はコネクションプールの枯渇なので、上限を上げます。',
+    ]) {
       expect(isDecisionSentence(sentence)).toBe(true);
     }
     for (const sentence of ['Fixed the import.', '已修复。', 'Исправил импорт.', 'تم إصلاح الخطأ.']) expect(isFixStatement(sentence)).toBe(true);

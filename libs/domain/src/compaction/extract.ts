@@ -33,10 +33,13 @@ export function clipMiddle(text: string, max: number): string {
 /** Whitespace-insensitive form used to compare texts and to find facts in a summary. */
 export const normalizeSpace = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-/** Sentences: split at line breaks, at `.!?;` followed by a space, and after CJK and Arabic terminators. */
+/**
+ * Sentences: split at line breaks, at `.!?;` followed by a space, after CJK and Arabic terminators, and before
+ * Spanish `¿¡` that follow a terminator directly.
+ */
 export function sentencesOf(text: string): string[] {
   return text
-    .split(/\n+|(?<=[.!?;])\s+|(?<=[。！？；؟])/)
+    .split(/\n+|(?<=[.!?;])\s+|(?<=[。！？；؟])|(?<=[.!?;])(?=[¿¡])/)
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence.length >= 2);
 }
@@ -60,9 +63,21 @@ const CONSTRAINT_WORDS = wordCues(
     'must', 'must not', "mustn't", 'never', 'always', 'do not', "don't", 'dont', 'should', "shouldn't", 'prefer', 'avoid',
     'only', 'without', 'make sure', 'ensure', 'keep', 'stick to', 'no more than', 'at most', 'at least', 'required',
     'forbidden', 'not allowed', 'no', 'instead of', 'under no circumstances',
-    // German, French, Spanish, Portuguese
-    'nie', 'niemals', 'immer', 'nicht', 'kein', 'keine', 'muss', 'nur', 'ohne', 'jamais', 'toujours', 'ne', 'doit',
-    'seulement', 'sans', 'nunca', 'siempre', 'debe', 'solo', 'sin', 'sempre', 'não', 'deve', 'apenas', 'sem',
+    // German
+    'nie', 'niemals', 'immer', 'nicht', 'kein', 'keine', 'muss', 'müssen', 'nur', 'ohne', 'bitte', 'darf nicht',
+    'dürfen nicht', 'verwende', 'verwenden', 'benutze', 'benutzen', 'nutze', 'vermeide', 'sollte', 'soll', 'stets',
+    'höchstens', 'mindestens', 'ausschließlich',
+    // French
+    'jamais', 'toujours', 'ne', 'pas', 'doit', 'dois', 'doivent', 'seulement', 'uniquement', 'sans', 'il faut',
+    'utilise', 'utilisez', 'évite', 'évitez', 'interdit', 'au plus', 'au moins', "s'il vous plaît",
+    // Spanish
+    'nunca', 'siempre', 'debe', 'debes', 'deben', 'solo', 'sólo', 'sin', 'usa', 'usar', 'utiliza', 'evita', 'hay que',
+    'tienes que', 'por favor', 'prohibido', 'como máximo', 'al menos', 'mantén',
+    // Portuguese
+    'sempre', 'não', 'deve', 'apenas', 'somente', 'sem', 'precisa', 'use', 'utilize', 'evite', 'proibido', 'no máximo',
+    'pelo menos',
+    // Italian
+    'non', 'mai', 'devi', 'devono', 'soltanto', 'bisogna', 'per favore', 'vietato', 'almeno', 'al massimo',
     // Russian
     'нельзя', 'не', 'никогда', 'всегда', 'только', 'обязательно', 'должен', 'должна', 'должно', 'должны', 'следует',
     'запрещено', 'избегай', 'избегать', 'сохраняй', 'без', 'нужно', 'надо',
@@ -72,7 +87,8 @@ const CONSTRAINT_WORDS = wordCues(
 const CONSTRAINT_PLAIN = plainCues([
   '必须', '不要', '别', '不能', '不得', '禁止', '只能', '只用', '总是', '始终', '永远', '务必', '一定要', '保持', '避免', '请勿',
   '不准', '不许', '应该', '不可', '勿', // Chinese
-  'しないで', 'してはいけない', '必ず', '常に', 'だけ', 'ないでください', // Japanese
+  'ないで', 'しないで', 'してはいけない', 'してください', 'ください', '必ず', '常に', '絶対', 'だけ', 'のみ', '禁止', 'ないこと',
+  'べき', '使って', '使用', // Japanese
 ]);
 
 const DECISION_WORDS = wordCues(
@@ -81,13 +97,17 @@ const DECISION_WORDS = wordCues(
     'chosen', 'will use', 'going with', 'go with', 'instead of', 'rather than', 'switched to', 'switch to', 'the cause',
     'root cause', 'caused by', 'due to', 'the problem is', 'the issue is', 'the bug is', 'the error is', 'turns out',
     'conclusion', 'diagnosis', 'approach', 'trade-off', 'tradeoff', 'opted', 'the fix is', 'which means', 'means that',
-    'weil', 'deshalb', 'entschieden', 'parce que', 'donc', 'décidé', 'porque', 'por eso', 'decidí',
+    'weil', 'deshalb', 'daher', 'stattdessen', 'ursache', 'entschieden', 'parce que', 'donc', 'décidé', 'au lieu de',
+    'porque', 'por eso', 'decidí', 'decidimos', 'en lugar de', 'em vez de', 'perché', 'quindi', 'invece di', 'abbiamo deciso',
     'потому что', 'так как', 'поэтому', 'решил', 'решила', 'решили', 'выбрал', 'выбрали', 'причина', 'проблема в',
     'из-за', 'вместо', 'вывод', 'используем', 'будем использовать', 'значит',
   ],
   ['لأن', 'لان', 'لذلك', 'بسبب', 'قررت', 'قررنا', 'قرار', 'اخترت', 'اخترنا', 'السبب', 'المشكلة', 'بدلا', 'بدلاً', 'سنستخدم', 'سأستخدم', 'الاستنتاج'],
 );
-const DECISION_PLAIN = plainCues(['因为', '所以', '因此', '决定', '选择', '选用', '原因', '问题是', '问题在于', '根本原因', '导致', '改用', '而不是', '结论', '由于']);
+const DECISION_PLAIN = plainCues([
+  '因为', '所以', '因此', '决定', '选择', '选用', '原因', '问题是', '问题在于', '根本原因', '导致', '改用', '而不是', '结论', '由于', // Chinese
+  'なので', '決めた', '決定', '代わりに', 'ことにし', // Japanese
+]);
 
 const FIX_WORDS = wordCues(
   [
@@ -171,13 +191,17 @@ const FILE_EXTENSIONS = new Set(
     'svelte astro txt lock env xml gradle proto graphql gql tf tfvars hcl dockerfile csv tsv log diff patch ipynb rst adoc'
   ).split(' '),
 );
-const PATH_TOKEN = /^(?:~|\.{1,2})?\/?[\w@%+-][\w@%+.-]*(?:\/[\w@%+.-]+)*\/?$/;
+const PATH_TOKEN = /^(?:~|\.{1,2})?\/?[\p{L}\p{N}\p{M}_@%+-][\p{L}\p{N}\p{M}_@%+.-]*(?:\/[\p{L}\p{N}\p{M}_@%+.-]+)*\/?$/u;
 const ROOTED = /^(?:~|\.{1,2})?\//;
 const EXTENSION = /\.([A-Za-z0-9]{1,10})$/;
 const LOCATION_TOKEN = /^(.+?\.[A-Za-z0-9]{1,10}):(\d+)(?::(\d+))?$/;
 const URL_PATTERN = /https?:\/\/[^\s<>"'`()[\]{}|\\^]+/g;
-// Everything that is not part of an ASCII token separates: CJK, Cyrillic and Arabic text around a path does too.
-const TOKEN_SPLIT = /[^A-Za-z0-9_@%+.\-/~:$#=\\]+/;
+/**
+ * What separates tokens: anything not a letter, digit or token punctuation, and scripts written without spaces
+ * (Han, kana, Hangul, Thai), so `端口改成8443并且不要修改config.yaml` yields `8443` and `config.yaml`, while words
+ * with any other letters stay whole (`berechneGebühr`, `Straße_ID`).
+ */
+const TOKEN_SPLIT = /[^\p{L}\p{N}\p{M}_@%+.\-/~:$#=\\]+|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\u30fc]+/u;
 
 /** A file path by its shape: a known extension, or a rooted path of two segments or more (not "and/or"). */
 export function isPath(token: string): boolean {
@@ -189,14 +213,15 @@ export function isPath(token: string): boolean {
   return ROOTED.test(token) && token.includes('/', token.indexOf('/') + 1) && !token.endsWith('//');
 }
 
+// Letters of any cased script: `berechneGebühr`, `größeÄndern`, `calcularDescuentoAño`, `Straße_ID` are identifiers too.
 const IDENTIFIER_SHAPES: readonly RegExp[] = [
-  /^[a-z][a-z0-9]*(?:[A-Z][A-Za-z0-9]*)+$/, // camelCase
-  /^[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+$/, // PascalCase with two humps
-  /^_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$/, // snake_case, SCREAMING_CASE
+  /^\p{Ll}[\p{Ll}\p{N}]*(?:\p{Lu}[\p{L}\p{N}]*)+$/u, // camelCase
+  /^\p{Lu}[\p{Ll}\p{N}]+(?:\p{Lu}[\p{L}\p{N}]*)+$/u, // PascalCase with two humps
+  /^_*\p{L}[\p{L}\p{N}]*(?:_[\p{L}\p{N}]+)+$/u, // snake_case, SCREAMING_CASE
   /^[A-Z]{2,}[0-9]*$/, // an acronym or a code: HTTP, E11000 is below
   /^[A-Z]+[0-9]{2,}$/, // E11000, TS2345
-  /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+(?:\(\))?$/, // qualified: a.b.c, Foo::bar
-  /^[A-Za-z_$][\w$.]*\(\)$/, // call()
+  /^[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|->)[\p{L}_$][\p{L}\p{N}_$]*)+(?:\(\))?$/u, // qualified: a.b.c, Foo::bar
+  /^[\p{L}_$][\p{L}\p{N}_$.]*\(\)$/u, // call()
   /^[A-Z][A-Z0-9]+-\d+$/, // ticket PROJ-123
   /^(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}$/, // commit hash
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, // uuid
@@ -214,7 +239,8 @@ const isIdentifier = (token: string) => token.length >= 3 && token.length <= 120
 const UNIT =
   '%|°[CF]|ms|µs|ns|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|kb|mb|gb|tb|kib|mib|gib|tib|b|bytes?|px|rem|em|pt|' +
   'tokens?|req/s|rps|qps|ops/s|x|k|cores?|cpus?|threads?|workers?|connections?|retries|attempts|times|ports?|rows|lines|items|' +
-  'users|mbps|gbps|hz|khz|mhz|ghz|мс|с|сек|мин|ч|кб|мб|гб|тб|шт|раз|строк|порт|ثانية|ثوان|دقيقة|دقائق|ساعة|ميغابايت|بايت|مرة|مرات|بكسل';
+  'users|requests?|reqs?|rpm|calls?|messages?|records?|entries|jobs?|files?|chars?|characters?|' +
+  'mbps|gbps|hz|khz|mhz|ghz|мс|с|сек|мин|ч|кб|мб|гб|тб|шт|раз|строк|порт|ثانية|ثوان|دقيقة|دقائق|ساعة|ميغابايت|بايت|مرة|مرات|بكسل';
 /** Units of scripts without spaces: the text goes on right after them. */
 const UNIT_CJK = '毫秒|秒|分钟|小时|天|个|次|行|条|兆|字节|像素|ミリ秒|秒|分|件|個';
 const NUMBER = new RegExp(
@@ -299,6 +325,13 @@ export function structuralOf(text: string, options: { codeBlocks?: boolean } = {
   for (const number of numbersOf(withoutUrls)) values.add(number);
   if (options.codeBlocks) for (const fact of codeBlockFacts(text)) values.add(fact);
   return { paths: [...paths], locations: [...locations], urls: [...urls], values: [...values] };
+}
+
+/** Whether a sentence states a fact by its shape, in any language: a digit, a path, a URL, an identifier, a code span or a quoted name. */
+export function statesFact(sentence: string): boolean {
+  if (/\p{N}/u.test(sentence)) return true;
+  const found = structuralOf(sentence);
+  return found.paths.length > 0 || found.urls.length > 0 || found.values.length > 0;
 }
 
 /** What a sentence is about: its structural tokens (paths, file names, identifiers, values) and its other words. */

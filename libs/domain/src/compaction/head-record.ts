@@ -28,6 +28,7 @@ import {
   Salient,
   salientTokens,
   sentencesOf,
+  statesFact,
   structuralOf,
   TodoEntry,
   todoListOf,
@@ -35,8 +36,10 @@ import {
 import { digestToolOutput, isToolOutputDigest, ToolOutputDigest } from './output-digest';
 import {
   CommandItem,
+  ConstraintItem,
   emptyRecord,
   ErrorItem,
+  ExcerptItem,
   FileAction,
   FileItem,
   itemKey,
@@ -82,7 +85,7 @@ export interface HeadReading {
   touched: Array<{ section: RecordSection; item: RecordItem }>;
 }
 
-const CLIP = { goal: 800, constraint: 300, userMessage: 1_200, decision: 300, progress: 160, error: 400, command: 300, value: 160, excerpt: 240 };
+const CLIP = { goal: 800, constraint: 300, userMessage: 1_200, decision: 300, progress: 160, error: 400, command: 300, value: 160, excerpt: 240, source: 80 };
 const PLACEHOLDER_STARTS = [prunedPlaceholder(), trimmedPlaceholder()].map((text) => text.slice(0, -1));
 const CHECKLIST_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[/;
 const EXIT_LINE = /^(?:exit code|process exited|exited with|exit status)\b/i;
@@ -210,6 +213,13 @@ class RecordBuilder {
     }
   }
 
+  /** A user's sentence kept in their words: `cued` when it has a constraint cue, else for the facts it states. */
+  constraint(sentence: string, cued: boolean): void {
+    this.add<ConstraintItem>('constraints', clipText(sentence, CLIP.constraint), (base) => ({ ...base, cued }), (item) => {
+      item.cued ||= cued;
+    });
+  }
+
   /** Removes the constraints a revoking sentence names (shared salient tokens). */
   revoke(at: number, tokens: Salient): void {
     for (const constraint of [...this.record.constraints]) {
@@ -217,16 +227,24 @@ class RecordBuilder {
     }
   }
 
-  /** The latest answer of a command: a rerun replaces the excerpt of the run before. */
+  /** The latest answer of a tool: a rerun replaces the excerpt of the run before. */
   excerpt(label: string, body: string): void {
     const prefix = `${label}: `;
     for (const item of this.record.excerpts) {
-      if (item.text.startsWith(prefix)) {
+      if (item.source === null && item.text.startsWith(prefix)) {
         this.remove('excerpts', item);
         break;
       }
     }
-    this.add('excerpts', clipText(prefix + body, CLIP.excerpt));
+    this.add<ExcerptItem>('excerpts', clipText(prefix + body, CLIP.excerpt), (base) => ({ ...base, source: null }));
+  }
+
+  /** A line of an output worth keeping (a warning, a rare fact), tied to the call that printed it. */
+  outputLine(line: string, source: string): void {
+    const from = clipText(source, CLIP.source);
+    this.add<ExcerptItem>('excerpts', clipText(line, CLIP.excerpt), (base) => ({ ...base, source: from }), (item) => {
+      item.source = from;
+    });
   }
 
   todo(entry: TodoEntry, origin: TodoItem['origin']): void {
@@ -294,12 +312,16 @@ export function readHead(head: readonly Message[], previous: SummaryRecord | nul
     if (!builder.record.goal.length) builder.add('goal', clipMiddle(text, CLIP.goal));
     else builder.add('userMessages', clipMiddle(text, CLIP.userMessage));
     builder.record.latestRequest = clipText(text, 300);
+    const goal = builder.record.goal[0]?.text ?? '';
     for (const sentence of sentencesOf(text)) {
       if (isRevocation(sentence)) {
         builder.revoke(builder.record.clock, salientTokens(sentence));
-        builder.add('constraints', clipText(sentence, CLIP.constraint));
+        builder.constraint(sentence, true);
       } else if (isConstraintSentence(sentence)) {
-        builder.add('constraints', clipText(sentence, CLIP.constraint));
+        builder.constraint(sentence, true);
+      } else if (statesFact(sentence) && !goal.includes(sentence)) {
+        // Cue words are per language; a sentence naming a number, a name, a path or an identifier is a fact in any.
+        builder.constraint(sentence, false);
       }
     }
     builder.structural(text, 'user');
@@ -366,7 +388,9 @@ export function readHead(head: readonly Message[], previous: SummaryRecord | nul
         const ends = digest.lines <= 3 ? digest.tail.slice(-3) : ['…', ...digest.tail.slice(-2)];
         builder.excerpt(part.name, ends.join(' ⏎ '));
       }
-      for (const line of digest.notable ?? []) builder.add('excerpts', clipText(`${part.name}: ${line}`, CLIP.excerpt));
+      for (const line of digest.notable ?? []) builder.outputLine(line, source);
+      // A file's content is read for itself, not as a log: its settings are the file, not facts it reported.
+      if (fileActionOf(part.name) !== 'read') for (const line of digest.salient ?? []) builder.outputLine(line, source);
     } else if (part.isError) {
       builder.error(`${part.name} failed`, null, source);
     }

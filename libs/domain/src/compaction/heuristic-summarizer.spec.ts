@@ -6,7 +6,7 @@
 import type { Message, Part } from '../events';
 import { heuristicSummary, summarizeHeuristically } from './heuristic-summarizer';
 import { parseSummaryResponse } from './summary-parse';
-import { SUMMARY_TEMPLATES } from './summary-template';
+import { recordFromSummaryText, SUMMARY_TEMPLATES } from './summary-template';
 
 let ids = 0;
 const msg = (role: Message['role'], ...parts: Array<Part | string>): Message => ({
@@ -37,16 +37,22 @@ describe('summarizeHeuristically: the reply', () => {
     result('c1', 'bash', 'PASS a\nTypeError: x is not a function\n    at run (src/server/main.ts:10:5)\nexit code: 1'),
   ];
 
-  it('answers in the <summary> shape every parser reads, keeping every template section, even when empty', () => {
+  it('answers in the <summary> shape every parser reads, leaving empty sections out', () => {
     // when
     const { text, summary } = summarize(head);
     // then
     expect(text).toBe(`<summary>\n${summary}\n</summary>`);
     expect(parseSummaryResponse(text, 8_000)).toMatchObject({ ok: true, value: { summary, retain: null } });
-    for (const section of SUMMARY_TEMPLATES.opencode.sections) expect(summary).toContain(`${'#'.repeat(section.level)} ${section.heading}\n`);
-    const empty = summarize([]).summary;
-    expect(empty).toContain('## Goal\n- (none)');
-    expect(empty).toContain('## Relevant Files\n- (none)');
+    expect(summary).toContain('## Goal\n');
+    expect(summary).toContain('## Relevant Files\n');
+    expect(summary).not.toContain('(none)');
+    expect(summary).not.toContain('## Next Steps');
+    expect(summary).not.toContain('### Done');
+  });
+
+  it('renders an empty record as its first section alone, so a summary is never blank', () => {
+    expect(summarize([]).summary).toBe('## Goal\n- (none)');
+    expect(summarize([], { template: 'spec-000' }).summary).toBe('## 1. Task Overview\n\n### Goal\n- (none)');
   });
 
   it('is deterministic', () => {
@@ -57,8 +63,15 @@ describe('summarizeHeuristically: the reply', () => {
     'renders the %s template with its own headings',
     (_, template) => {
       const { summary } = summarize(head, { template });
+      // the headings shown are the template's, in its order; the empty ones are left out
       const headings = summary.split('\n').filter((line) => line.startsWith('#'));
-      expect(headings).toEqual(template.sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`));
+      const all = template.sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`);
+      expect(headings.length).toBeGreaterThan(2);
+      expect(headings).toEqual(all.filter((heading) => headings.includes(heading)));
+      expect(summary).not.toContain('(none)');
+      const readBack = recordFromSummaryText(summary);
+      expect(readBack.context).toEqual([]);
+      expect(JSON.stringify(readBack)).toContain('Fix the failing build');
       expect(summary).toContain('Do not change the public API.');
       expect(summary).toContain('TypeError: x is not a function');
     },
@@ -252,6 +265,78 @@ describe('plans and todos', () => {
   });
 });
 
+/**
+ * A head full of low-value facts: the assistant's decisions naming helpers, files read once, test runs that pass,
+ * after a user message `lead` that names none of the earlier facts.
+ */
+function busyHead(pivot: number, lead: string): Message[] {
+  const head: Message[] = [user(lead)];
+  for (let step = 0; step < 6; step++) {
+    const id = `p${pivot}-${step}`;
+    const names = Array.from({ length: 8 }, (_, i) => `\`helperFn${pivot}x${step}x${i}\``).join(', ');
+    head.push(
+      assistant(
+        `I decided to split module m${pivot} part ${step} because ${names} share state.`,
+        call(`${id}r`, 'read', { path: `src/gen/m${pivot}/part-${step}.ts` }),
+        call(`${id}b`, 'bash', { command: `npx vitest run src/gen/m${pivot}/part-${step}.spec.ts` }),
+      ),
+    );
+    head.push(result(`${id}r`, 'read', `export const part${step} = ${pivot};`), result(`${id}b`, 'bash', `Tests: 4 passed (took ${pivot * 10 + step} ms)\nexit code: 0`));
+  }
+  return head;
+}
+
+describe('any script and language', () => {
+  /** Runs `first`, then `pivots` busy heads, carrying the record; returns every summary. */
+  function session(first: Message[], pivots: number, lead: string): string[] {
+    let reply = summarize(first, { budgetTokens: 2_000 });
+    const summaries = [reply.summary];
+    for (let pivot = 1; pivot <= pivots; pivot++) {
+      reply = summarize(busyHead(pivot, lead), { previous: reply.record, budgetTokens: 2_000 });
+      summaries.push(reply.summary);
+    }
+    return summaries;
+  }
+
+  it.each([
+    [
+      'German',
+      [
+        user('Bitte überarbeite die Gebührenberechnung.'),
+        assistant('Welche Vorgaben gibt es?'),
+        user('Die Funktion berechneGebühr liegt in src/abrechnung/gebühren.ts. Die Methode größeÄndern darf nicht öffentlich werden. Das Limit liegt bei 40 Anfragen pro Sekunde.'),
+      ],
+      'Mach weiter.',
+      ['berechneGebühr', 'src/abrechnung/gebühren.ts', 'Die Methode größeÄndern darf nicht öffentlich werden.', 'Das Limit liegt bei 40 Anfragen pro Sekunde.'],
+    ],
+    [
+      'Japanese',
+      [
+        user('ユーザー設定の保存処理を直してください。'),
+        assistant('条件を教えてください。'),
+        user('キーは`ユーザー設定`で、保存先はsettings_v2です。legacy_storeは絶対に変更しないでください。タイムアウトは30秒です。'),
+      ],
+      '続けて',
+      ['`ユーザー設定`', 'settings_v2', 'legacy_storeは絶対に変更しないでください。', 'タイムアウトは30秒です。'],
+    ],
+    [
+      'Spanish',
+      [
+        user('Arregla el cálculo de descuentos.'),
+        assistant('¿Algún requisito?'),
+        user('La función es calcularDescuentoAño en src/ventas/descuentos.ts.¿Puedes usar el puerto 8443? ¡Nunca borres la tabla Straße_ID! Hay que mantener el límite de 500 peticiones.'),
+      ],
+      'Sigue.',
+      ['calcularDescuentoAño', '¿Puedes usar el puerto 8443?', '¡Nunca borres la tabla Straße_ID!', 'Hay que mantener el límite de 500 peticiones.'],
+    ],
+  ])('a %s session keeps its identifiers and the user\'s sentences through 12 compactions', (_, first, lead, facts) => {
+    // when
+    const summaries = session(first as Message[], 12, lead as string);
+    // then every summary, the last included, holds every fact
+    for (const summary of summaries) for (const fact of facts as string[]) expect(summary).toContain(fact);
+  });
+});
+
 describe('carried forward as data', () => {
   it('merges the previous record with the next head instead of re-reading text', () => {
     // given a first compaction
@@ -285,10 +370,56 @@ describe('carried forward as data', () => {
     // then
     expect(previous.compactions).toBe(11);
     expect(previous.evicted).toBeGreaterThan(0);
-    expect(previous.constraints.map((c) => c.text)).toEqual(['Never write to the production bucket s3://acme-prod.']);
+    // (the rounds' requests, naming a batch number, are kept as the user's facts, below the constraint)
+    expect(previous.constraints.filter((c) => c.cued).map((c) => c.text)).toEqual(['Never write to the production bucket s3://acme-prod.']);
     const { summary } = summarize([user('Round 11.')], { previous, budgetTokens: 1_000 });
     expect(summary).toContain('Never write to the production bucket s3://acme-prod.');
     expect(summary).toContain('Build the importer.');
+  });
+
+  it('facts the user stated at the start, and the file the task changed, survive 30 compactions of tool and assistant noise', () => {
+    // given a first head: after the goal, the user's endpoint, rate limit and constraint; the assistant edits a file
+    const first = [
+      user('Harden the payment client against timeouts.'),
+      assistant('Which endpoint and limits apply?'),
+      user('The internal endpoint is https://pay.internal.example:9443/v3/charge and the rate limit is 375 requests per minute. Never log card numbers.'),
+      assistant('Editing the client.', call('e0', 'edit', { path: 'src/payments/gateway-client.ts', oldString: 'a', newString: 'b' })),
+      result('e0', 'edit', 'Applied 1 edit.'),
+    ];
+    let previous = summarize(first, { budgetTokens: 2_000 }).record;
+    // when 30 more compactions each carry the record through a head full of low-value facts, never naming those again
+    const early = ['src/payments/gateway-client.ts', 'https://pay.internal.example:9443/v3/charge', '375 requests', 'Never log card numbers.'];
+    for (let pivot = 1; pivot <= 30; pivot++) {
+      const reply = summarize(busyHead(pivot, 'Go on.'), { previous, budgetTokens: 2_000 });
+      previous = reply.record;
+      // then every early fact is still in the summary the model reads
+      for (const fact of early) expect(reply.summary).toContain(fact);
+      expect(estimateOf(reply.text)).toBeLessThanOrEqual(2_000);
+    }
+    expect(previous.compactions).toBe(31);
+    expect(previous.evicted).toBeGreaterThan(500);
+    expect(previous.files.find((file) => file.text === 'src/payments/gateway-client.ts')?.actions).toContain('edited');
+  });
+
+  it('an output line keeps the call that printed it, in the record and when read back from the summary text', () => {
+    // given a failing test run and a deploy that printed its commit
+    const head = [
+      user('Ship the pool fix.'),
+      assistant(call('t', 'bash', { command: 'pytest -q' })),
+      result('t', 'bash', `${'.'.repeat(80)}\nFAILED tests/test_pool.py::test_resize_under_load - assert 4 == 8\n1 failed, 80 passed\nexit code: 1`),
+      assistant(call('d', 'bash', { command: 'git reset --hard origin/main' })),
+      result('d', 'bash', 'HEAD is now at 4be17c9 Pool: resize lazily'),
+    ];
+    // when
+    const { record, summary } = summarize(head);
+    // then
+    expect(record.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ text: 'FAILED tests/test_pool.py::test_resize_under_load - assert 4 == 8', source: 'pytest -q' })]),
+    );
+    expect(summary).toContain('- `git reset --hard origin/main`: HEAD is now at 4be17c9 Pool: resize lazily');
+    expect(recordFromSummaryText(summary).excerpts).toEqual([
+      expect.objectContaining({ text: 'HEAD is now at 4be17c9 Pool: resize lazily', source: 'git reset --hard origin/main' }),
+    ]);
   });
 
   it('a constraint stays until the user revokes it', () => {
@@ -321,6 +452,25 @@ describe('carried forward as data', () => {
     expect(tight.record.errors.map((e) => e.text)).toEqual(['Error: lint rule no-floating-promises failed in libs/queue/src/producer.ts']);
     expect(tight.record.todos.map((t) => t.text)).toEqual(['repair lint']);
     expect(tight.evicted).toBeGreaterThan(0);
+  });
+
+  it('lists what left the record at this compaction, section by section, next to the running count', () => {
+    // given a record holding a fixed error and a finished todo
+    const head = [
+      user('Stabilize CI.'),
+      assistant(call('b', 'bash', { command: 'npm run typecheck' })),
+      result('b', 'bash', 'Error: TS2345 in libs/domain/src/view/tokens.ts', { isError: true }),
+      assistant('Fixed the TS2345 error in libs/domain/src/view/tokens.ts.', call('t', 'todowrite', { todos: [{ content: 'repair typecheck', status: 'completed' }] })),
+      result('t', 'todowrite', 'ok'),
+    ];
+    const roomy = summarize(head);
+    expect(roomy.evictedItems).toEqual([]);
+    // when a tight budget evicts
+    const tight = summarize(head, { budgetTokens: estimateOf(roomy.text) - 20 });
+    // then the receipt names them, and the record counts them
+    expect(tight.evictedItems.length).toBe(tight.evicted);
+    expect(tight.record.evicted).toBe(tight.evicted);
+    expect(tight.evictedItems).toEqual(expect.arrayContaining([{ section: 'errors', text: 'Error: TS2345 in libs/domain/src/view/tokens.ts' }]));
   });
 
   it('stays within its budget, however big the head', () => {

@@ -14,6 +14,8 @@ import { readHead, ToolOutputs } from './head-record';
 import { CriticalFact, criticalFactsOf } from './retention';
 import { SummaryRecord } from './summary-record';
 import {
+  EvictedItem,
+  evictionReceipt,
   fitRecord,
   recordFromSummaryText,
   renderRecord,
@@ -60,6 +62,8 @@ export interface HeuristicResult {
   facts: CriticalFact[];
   /** Items this compaction evicted to fit the budget. */
   evicted: number;
+  /** What left the record at this compaction (the first 50, texts clipped): compaction.completed's `evicted`. */
+  evictedItems: EvictedItem[];
 }
 
 function templateOf(input: HeuristicInput): SummaryTemplate {
@@ -94,10 +98,10 @@ export function summarizeHeuristically(input: HeuristicInput): HeuristicResult {
   const budget = Math.max(0, input.budgetTokens - wrapper);
   const userMessageTokens = input.userMessageTokens ?? Math.floor(budget * 0.4);
   const evicted = fitRecord(record, template, budget, { userMessageTokens: Math.min(userMessageTokens, budget) });
-  record.evicted += evicted;
+  record.evicted += evicted.length;
   const summary = renderRecord(record, template);
   const text = `${retain ? `<retain>\n${retain}\n</retain>\n` : ''}<summary>\n${summary}\n</summary>`;
-  return { record, summary, retain, text, facts, evicted };
+  return { record, summary, retain, text, facts, evicted: evicted.length, evictedItems: evictionReceipt(evicted) };
 }
 
 /** The pre-record interface (text in, text out), kept for callers that only want the reply. */

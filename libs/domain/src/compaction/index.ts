@@ -35,7 +35,9 @@ export type { OutputError, ToolOutputDigest } from './output-digest';
 export { emptyRecord, parseSummaryRecord, RECORD_SECTIONS, recordSize, SUMMARY_RECORD_VERSION } from './summary-record';
 export type {
   CommandItem,
+  ConstraintItem,
   ErrorItem,
+  ExcerptItem,
   FileAction,
   FileItem,
   RecordItem,
@@ -45,6 +47,7 @@ export type {
   ValueItem,
 } from './summary-record';
 export {
+  evictionReceipt,
   evictionTier,
   fitRecord,
   recordFromSummaryText,
@@ -53,7 +56,7 @@ export {
   SUMMARY_TEMPLATES,
   templateForStrategy,
 } from './summary-template';
-export type { SummaryTemplate, SummaryTemplateName, TemplateSection } from './summary-template';
+export type { EvictedItem, SummaryTemplate, SummaryTemplateName, TemplateSection } from './summary-template';
 export {
   CARRIED_FORWARD_HEADING,
   checkRetention,

@@ -90,6 +90,94 @@ describe('digestToolOutput', () => {
   });
 });
 
+describe('digestToolOutput: failing tests and salient lines', () => {
+  /** 5,000 lines of a service log, ids, times and counts changing on every line: about 200 KB of noise. */
+  const noise = (from: number, lines: number) =>
+    Array.from(
+      { length: lines },
+      (_, i) => `2031-02-0${(i % 9) + 1}T10:${String(i % 60).padStart(2, '0')}:07Z INFO worker-${i % 7} handled order ${from + i} for cust_${(from + i) * 7919} in ${i % 50} ms (trace ${(from + i).toString(16).padStart(8, 'a')}c0ffee1)`,
+    ).join('\n');
+
+  it('keeps each failing test by its name, whatever the runner', () => {
+    // given the failure lines of jest, pytest, go, rspec and mocha among passing ones
+    const output = [
+      'PASS src/cart.spec.ts',
+      '  ✓ adds an item (3 ms)',
+      '  ✕ rejects an expired voucher (12 ms)',
+      '  ● Checkout › charges the card once',
+      'FAILED tests/test_pool.py::test_pool_resize - assert 4 == 8',
+      '--- FAIL: TestRetryBudget (0.01s)',
+      'rspec ./spec/models/invoice_spec.rb:42 # Invoice totals include tax',
+      '  7 passing (40ms)',
+      '  1 failing',
+      '  1) Basket merge keeps the older quantity:',
+    ].join('\n');
+    // when
+    const texts = digestToolOutput(output).errors.map((error) => error.text);
+    // then
+    expect(texts).toEqual([
+      '✕ rejects an expired voucher (12 ms)',
+      '● Checkout › charges the card once',
+      'FAILED tests/test_pool.py::test_pool_resize - assert 4 == 8',
+      '--- FAIL: TestRetryBudget (0.01s)',
+      'rspec ./spec/models/invoice_spec.rb:42 # Invoice totals include tax',
+      '1) Basket merge keeps the older quantity:',
+    ]);
+  });
+
+  it('keeps a fact that appears once in the middle of a 200 KB log: an error, a setting, a commit hash, an id', () => {
+    // given
+    const output = [
+      noise(0, 2_500),
+      'ERROR replica lag exceeded on shard 3',
+      'max_connections = 200',
+      'POOL_SIZE=32',
+      'HEAD is now at 3fa9c1e Tune the pool',
+      'request 5b0c2f7e-93d1-4c1a-9a5e-0e2b6f6d7a41 rejected',
+      noise(2_500, 2_500),
+    ].join('\n');
+    expect(output.length).toBeGreaterThan(200_000);
+    // when
+    const digest = digestToolOutput(output);
+    // then the noise repeats its shape and is not salient; every fact is kept
+    expect(digest.errors.map((error) => error.text)).toEqual(['ERROR replica lag exceeded on shard 3']);
+    expect(digest.salient).toEqual([
+      'max_connections = 200',
+      'POOL_SIZE=32',
+      'HEAD is now at 3fa9c1e Tune the pool',
+      'request 5b0c2f7e-93d1-4c1a-9a5e-0e2b6f6d7a41 rejected',
+    ]);
+  });
+
+  it('does not let 500 distinct settings flood the record: at most 12 lines, distinct keys first, identities before settings', () => {
+    // given 500 settings, a key set twice, and one commit line at the end
+    const settings = Array.from({ length: 500 }, (_, i) => `option_${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26)}: ${i}`);
+    const output = ['mode: fast', 'mode: safe', ...settings, 'commit 9c2e4b7d1a'].join('\n');
+    // when
+    const { salient } = digestToolOutput(output);
+    // then
+    expect(salient).toHaveLength(12);
+    expect(salient).toContain('commit 9c2e4b7d1a');
+    expect(salient.filter((line) => line.startsWith('mode:'))).toEqual(['mode: fast']);
+  });
+
+  it('takes a shape repeated many times for noise, even when every line holds a hash', () => {
+    const output = Array.from({ length: 1_000 }, (_, i) => `commit ${(0xa1b2c3d + i).toString(16)}`).join('\n');
+    expect(digestToolOutput(`${output}\nHEAD is now at 7e1d2c3 Release`).salient).toEqual(['HEAD is now at 7e1d2c3 Release']);
+  });
+
+  it('streams salient lines the same as the whole text, and stays fast on a 1 MB log', () => {
+    const output = `${noise(0, 12_000)}\nDATABASE_URL=postgres://db.internal:5432/app\n${noise(12_000, 12_000)}`;
+    const scanner = new ToolOutputScanner();
+    for (let at = 0; at < output.length; at += 4_093) scanner.push(output.slice(at, at + 4_093));
+    const started = performance.now();
+    const whole = digestToolOutput(output);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(scanner.end()).toEqual(whole);
+    expect(whole.salient).toEqual(['DATABASE_URL=postgres://db.internal:5432/app']);
+  });
+});
+
 describe('locationIn', () => {
   it.each([
     ['    at run (src/jobs/run.ts:12:7)', 'src/jobs/run.ts:12:7'],

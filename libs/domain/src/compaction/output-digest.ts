@@ -1,7 +1,9 @@
 /**
- * What a tool output says, read whole: its error, exception, failure and
- * exit-code lines wherever they are, each with the nearest file:line, the
- * files its diff headers name, and its first and last lines. One pass, line
+ * What a tool output says, read whole: its error, exception, failure
+ * (failing tests by name) and exit-code lines wherever they are, each with
+ * the nearest file:line, the files its diff headers name, its rare lines
+ * that state a fact (a commit hash, an id, a setting), and its first and
+ * last lines. One pass, line
  * by line, bounded work per line: linear in the output, and streamable, so
  * the worker can feed a multi-megabyte output from the tool-output store
  * chunk by chunk instead of holding it (ToolOutputScanner), or hand over the
@@ -34,6 +36,11 @@ export interface ToolOutputDigest {
   patched: string[];
   /** Warning and deprecation lines (the first and last distinct ones): not errors, but what stands out of a log. */
   notable: string[];
+  /**
+   * Rare lines that state a fact: a commit hash, a UUID or prefixed id, a `key: value` or `KEY=value` setting.
+   * At most SALIENT_LINES, the rarest shapes first, distinct keys preferred, in output order.
+   */
+  salient: string[];
 }
 
 const HEAD_LINES = 3;
@@ -50,13 +57,33 @@ const DEDUPE_LIMIT = 20_000;
 const ERROR_WORDS =
   /(?:^|[^\p{L}])(?:error|errors|err!|exception|fatal|panic|panicked|traceback|failed|failure|fail|segmentation fault|cannot|could not|couldn't|unable to|not found|no such file|denied|refused|timed out|timeout|undefined reference|unhandled|uncaught|assertion|abort(?:ed)?|ошибка|ошибки|исключение|не удалось|خطأ|فشل|استثناء)(?![\p{L}])|错误|失败|異常|异常|エラー/iu;
 const ERROR_CLASS =
-  /[A-Za-z]+(?:Error|Exception|Panic|Failure)\b|\bE(?:NOENT|ACCES|CONNREFUSED|CONNRESET|ADDRINUSE|PERM|EXIST|NOTDIR|ISDIR|TIMEDOUT|PIPE|AGAIN|NOTFOUND|MFILE|NOSPC|NOMEM)\b|^E\s{2,}|^FAIL\b|✗|✘|❌/;
+  /[A-Za-z]+(?:Error|Exception|Panic|Failure)\b|\bE(?:NOENT|ACCES|CONNREFUSED|CONNRESET|ADDRINUSE|PERM|EXIST|NOTDIR|ISDIR|TIMEDOUT|PIPE|AGAIN|NOTFOUND|MFILE|NOSPC|NOMEM)\b|^E\s{2,}|^FAIL\b|✗|✘|✕|❌/;
+/**
+ * A failing test named by its runner: jest's `● Suite › test` and `✕ test`, rspec's `rspec ./spec/x_spec.rb:12 # …`
+ * (pytest's `FAILED x.py::test`, go's `--- FAIL: TestX` and mocha's `AssertionError` lines are error lines already).
+ */
+const TEST_FAILURE = /^\s*●\s+\S.*›|^rspec\s+\.?\/?\S+:\d+\s+#/;
+/** Mocha lists its failures as `1) suite test` after `N failing`. */
+const MOCHA_FAILING = /^\s*\d+ failing\b/;
+const MOCHA_FAILURE = /^\s*\d+\)\s+\S/;
 const NOT_AN_ERROR = /\b(?:0|no|zero)\s+(?:errors?|failures?|failed|problems?)\b|\berrors?:\s*0\b|\bfailed:\s*0\b|\b0 failed\b|without errors/i;
 const EXIT_CODE =
   /\bexit[ _-]?(?:code|status)\b["']?\s*[:=]?\s*(-?\d{1,3})\b|\bexited with (?:code|status) (-?\d{1,3})\b|\breturned non-zero exit status (\d{1,3})\b|\[exit (-?\d{1,3})\]|\brc=(-?\d{1,3})\b/i;
 const WARNING = /(?:^|[^\p{L}])(?:warn|warning|deprecated|deprecation)(?![\p{L}])|предупреждение|警告|تحذير/iu;
 const NOTABLE_FIRST = 3;
 const NOTABLE_LAST = 3;
+/** Salient lines: at most this many per output, of shapes seen at most RARE_REPEATS times, among the first SHAPES_TRACKED shapes. */
+const SALIENT_LINES = 12;
+const RARE_REPEATS = 3;
+const SHAPES_TRACKED = 4_096;
+const SALIENT_TEXT = 300;
+/** A commit hash (7 to 40 lowercase hex digits, at least one digit and one letter), a UUID, or a prefixed id (`cus_8f3Kd92x`). */
+const IDENTITY =
+  /(?<![\p{L}\p{N}_])(?:(?=[0-9a-f]{0,39}[0-9])(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-z]{2,8}_(?=[A-Za-z0-9]{0,39}[0-9])[A-Za-z0-9]{8,40})(?![\p{L}\p{N}_])/u;
+/** One setting per line: `key: value`, `key = value`, `KEY=value`, `export KEY=value`, `"key": value,` with a one-token value. */
+const SETTING = /^\s*(?:export\s+|[-*]\s+)?["']?([A-Za-z_][\w.-]{1,60})["']?\s*(?::=|[:=])\s*("[^"\n]{0,80}"|'[^'\n]{0,80}'|[^\s"'=][^\s=]{0,79}?),?\s*$/;
+/** Keys that are a log's prefix, not a setting. */
+const NOT_SETTINGS = new Set(['info', 'debug', 'trace', 'note', 'notice', 'hint', 'log', 'http', 'https', 'at']);
 const PY_FRAME = /File "([^"]{1,300})", line (\d+)/;
 const TOKEN_SPLIT = /[\s()'"<>[\]{},]+/;
 const LOCATION_TOKEN = /^(.+?\.[A-Za-z0-9]{1,10}):(\d+)(?::(\d+))?:?$/;
@@ -82,6 +109,52 @@ function isErrorLine(line: string): boolean {
 
 /** An error's identity for deduplication: digits and hex runs ignored, so "line 10" and "line 12" repeat. */
 const signature = (text: string) => text.toLowerCase().replace(/0x[0-9a-f]+|\d+/g, '#');
+/** A line's shape: every token holding a digit (an id, a time, a count, a hash) is the same, so log noise repeats. */
+const shapeOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/\s+/)
+    .map((token) => (/\p{N}/u.test(token) ? '#' : token))
+    .join(' ');
+
+interface SalientCandidate {
+  text: string;
+  line: number;
+  /** The setting's key (distinct keys are preferred), or null for an identity line. */
+  key: string | null;
+  /** Lines of this shape so far. */
+  count: number;
+}
+
+/** The line's fact, if it states one (an identity, else a setting), with the shape its repeats share. */
+function salientOf(line: string): { key: string | null; shape: string } | null {
+  if (IDENTITY.test(line)) return { key: null, shape: shapeOf(line) };
+  const setting = SETTING.exec(line);
+  if (!setting) return null;
+  const key = setting[1].toLowerCase();
+  // `KEY=32` is one token: the key is kept in the shape, so each setting is a shape of its own.
+  return NOT_SETTINGS.has(key) ? null : { key, shape: `${key}=${shapeOf(setting[2])}` };
+}
+
+/**
+ * The rarest candidates, up to SALIENT_LINES, identities before settings at equal rarity, one line per key while
+ * other keys remain; back in output order. A shape repeated more than RARE_REPEATS times is noise.
+ */
+function pickSalient(candidates: Iterable<SalientCandidate>): string[] {
+  const rare = [...candidates]
+    .filter((candidate) => candidate.count <= RARE_REPEATS)
+    .sort((a, b) => a.count - b.count || Number(a.key !== null) - Number(b.key !== null) || a.line - b.line);
+  const keys = new Set<string>();
+  const picked = rare.filter((candidate) => {
+    if (candidate.key === null) return true;
+    if (keys.has(candidate.key)) return false;
+    keys.add(candidate.key);
+    return true;
+  });
+  const chosen = new Set(picked.slice(0, SALIENT_LINES));
+  for (const candidate of rare) if (chosen.size < SALIENT_LINES) chosen.add(candidate);
+  return [...chosen].sort((a, b) => a.line - b.line).map((candidate) => candidate.text);
+}
 
 /** Reads an output chunk by chunk; `end()` gives the digest. */
 export class ToolOutputScanner {
@@ -101,6 +174,9 @@ export class ToolOutputScanner {
   /** Errors still looking for a location in the lines after them. */
   private waiting: OutputError[] = [];
   private lastLocation: { at: number; location: string } | null = null;
+  private mochaFailing = false;
+  /** Salient candidates by shape. */
+  private readonly shapes = new Map<string, SalientCandidate>();
 
   push(chunk: string): void {
     let start = 0;
@@ -130,6 +206,7 @@ export class ToolOutputScanner {
       exitCode: this.exitCode,
       patched: [...this.patched],
       notable: [...this.notableFirst, ...this.notableLast],
+      salient: pickSalient(this.shapes.values()),
     };
   }
 
@@ -155,8 +232,18 @@ export class ToolOutputScanner {
     const patched = diffHeaderPath(line);
     if (patched) this.patched.add(patched);
 
-    if (isErrorLine(line)) this.error(trimmed, location);
+    if (MOCHA_FAILING.test(line)) this.mochaFailing = true;
+    if (isErrorLine(line) || TEST_FAILURE.test(line) || (this.mochaFailing && MOCHA_FAILURE.test(line))) this.error(trimmed, location);
     else if (WARNING.test(line)) this.notable(trimmed);
+    else this.salient(trimmed);
+  }
+
+  private salient(text: string): void {
+    const fact = salientOf(text);
+    if (!fact) return;
+    const known = this.shapes.get(fact.shape);
+    if (known) known.count++;
+    else if (this.shapes.size < SHAPES_TRACKED) this.shapes.set(fact.shape, { text: clipText(text, SALIENT_TEXT), line: this.lineNo, key: fact.key, count: 1 });
   }
 
   private notable(text: string): void {

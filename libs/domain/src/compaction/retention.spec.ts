@@ -99,6 +99,47 @@ describe('hiddenOutputFacts and prefixWithRetention', () => {
   });
 });
 
+describe('salient lines of tool outputs', () => {
+  const settingsLog = `${Array.from({ length: 3_000 }, (_, i) => `GET /healthz 200 ${i % 40} ms`).join('\n')}\nwal_buffers = 16MB\n${'GET /healthz 200 3 ms\n'.repeat(2_000)}done`;
+
+  it('a setting a kept result shows only in the cache counts as critical and is carried forward, with its call', () => {
+    // given
+    const log = eventLog();
+    log.user('Tune the replica.').assistant('Done.');
+    log.user('Read the server log.').assistant('Looking.');
+    log.user('Go on.');
+    log.tool('bash', { output: settingsLog.slice(0, 300), refId: 'ref-4' });
+    const markerSeq = log.marker();
+    const config = PRESETS.opencode.compaction;
+    const plan = planCompaction({ events: log.events, pivot: null, markerSeq, config, usable: 180_000 });
+    if (plan.kind !== 'plan') throw new Error(plan.reason);
+    const outputs = new Map([['ref-4', settingsLog]]);
+    // when
+    const hidden = hiddenOutputFacts(plan.keptMessages, outputs);
+    const result = prefixWithRetention({ plan, summary: 'S', retain: null, config, facts: [], outputs });
+    // then
+    expect(hidden.map((fact) => [fact.kind, fact.probe])).toEqual([['excerpts', 'wal_buffers = 16MB']]);
+    expect(result.summary).toContain('- In `bash (ref=ref-4)` output: wal_buffers = 16MB');
+    expect(result.retention).toMatchObject({ ratio: 1, carried: 1 });
+  });
+
+  it('a salient line of a summarized result is a critical fact, kept in the summary with the command that printed it', () => {
+    // given
+    const head: Message[] = [
+      text('user', 'Tune the replica.'),
+      { id: 'a', role: 'assistant', parts: [{ type: 'tool_call', callId: 'k', name: 'bash', input: { command: 'tail -n 5000 /var/log/pg.log' } }] },
+      { id: 't', role: 'tool', parts: [{ type: 'tool_result', callId: 'k', name: 'bash', output: settingsLog }] },
+    ];
+    // when
+    const { facts, summary, record } = summarizeHeuristically({ head, budgetTokens: 2_000 });
+    // then
+    expect(record.excerpts).toEqual([expect.objectContaining({ text: 'wal_buffers = 16MB', source: 'tail -n 5000 /var/log/pg.log' })]);
+    expect(facts.find((fact) => fact.kind === 'excerpts')).toMatchObject({ probe: 'wal_buffers = 16MB' });
+    expect(summary).toContain('- `tail -n 5000 /var/log/pg.log`: wal_buffers = 16MB');
+    expect(checkRetention({ facts, summary, kept: [], budgetTokens: 2_000 }).retention.ratio).toBe(1);
+  });
+});
+
 describe('parseSummaryRecord', () => {
   it('reads a stored record back, and refuses what is not one', () => {
     expect(parseSummaryRecord(null)).toBeNull();

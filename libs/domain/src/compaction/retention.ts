@@ -15,7 +15,7 @@ import type { ToolOutputs } from './head-record';
 import { digestToolOutput, isToolOutputDigest } from './output-digest';
 import type { CompactionPlan } from './plan';
 import { buildPrefix, PREFIX_KINDS } from './strategies';
-import type { CommandItem, ErrorItem, RecordItem, RecordSection, TodoItem, ValueItem } from './summary-record';
+import type { CommandItem, ErrorItem, ExcerptItem, RecordItem, RecordSection, TodoItem, ValueItem } from './summary-record';
 
 export interface CriticalFact {
   kind: RecordSection;
@@ -60,6 +60,7 @@ const RANK: Partial<Record<RecordSection, number>> = {
   commands: 5,
   files: 6,
   values: 7,
+  excerpts: 8,
 };
 
 const FIXED_ERROR_RANK = 9;
@@ -84,16 +85,25 @@ function bulletOf(kind: RecordSection, item: RecordItem): string {
     }
     case 'files':
       return `- File: ${item.text}`;
+    case 'excerpts':
+      return outputLineBullet((item as ExcerptItem).source ?? 'a tool', item.text);
     default:
       return `- Value: \`${item.text}\``;
   }
 }
 
-/** Whether an item of the head is a critical fact: finished todos, the user's verbatim messages, turn endings, excerpts and tool-written values are not. */
+/** A line of a tool output, with the call that printed it. */
+const outputLineBullet = (source: string, line: string) => `- In \`${source}\` output: ${line}`;
+
+/**
+ * Whether an item of the head is a critical fact: finished todos, the user's verbatim messages, turn endings, a
+ * tool's last lines and tool-written values are not; lines found in an output (warnings, hashes, ids, settings) are.
+ */
 function isCritical(kind: RecordSection, item: RecordItem): boolean {
   if (RANK[kind] === undefined) return false;
   if (kind === 'todos') return ['pending', 'in_progress'].includes((item as TodoItem).status);
   if (kind === 'values') return (item as ValueItem).origin !== 'tool';
+  if (kind === 'excerpts') return (item as ExcerptItem).source !== null;
   return true;
 }
 
@@ -198,8 +208,8 @@ export function checkRetention(input: RetentionInput): RetentionResult {
 }
 
 /**
- * Facts the kept messages hold only in the tool-output cache: the error and
- * warning lines of a kept result whose in-context view was truncated
+ * Facts the kept messages hold only in the tool-output cache: the error,
+ * warning and salient lines (hashes, ids, settings) of a kept result whose in-context view was truncated
  * (OpenCode's and seed 000's head-only views hide the end of a big output,
  * where errors usually are). The model cannot see them in the tail, so they
  * count as critical and are carried forward when missing.
@@ -217,8 +227,8 @@ export function hiddenOutputFacts(kept: readonly Message[], outputs?: ToolOutput
       const at = error.location && !error.text.includes(error.location) ? ` (at ${error.location})` : '';
       facts.push({ kind: 'errors', probe: probeOf(error.text), bullet: `- Error in ${part.name} output${ref}: ${error.text}${at}`, rank: RANK.errors! });
     }
-    for (const line of digest.notable ?? []) {
-      facts.push({ kind: 'excerpts', probe: probeOf(line), bullet: `- In ${part.name} output${ref}: ${line}`, rank: RANK.values! + 1 });
+    for (const line of [...(digest.notable ?? []), ...(digest.salient ?? [])]) {
+      facts.push({ kind: 'excerpts', probe: probeOf(line), bullet: outputLineBullet(`${part.name}${ref}`, line), rank: RANK.excerpts! });
     }
   }
   return facts;

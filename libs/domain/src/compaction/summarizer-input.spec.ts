@@ -71,7 +71,7 @@ describe('summaryInstruction', () => {
   it('given a previous record, then the model updates the record in the template sections, not the rendered text (issue 12)', () => {
     const previousRecord = emptyRecord();
     previousRecord.goal = [{ text: 'Port the parser to Rust', first: 1, last: 1, hits: 1 }];
-    previousRecord.constraints = [{ text: 'Never change the public API.', first: 1, last: 1, hits: 1 }];
+    previousRecord.constraints = [{ text: 'Never change the public API.', first: 1, last: 1, hits: 1, cued: true }];
     const instruction = summaryInstruction({ config: config(), previousSummary: 'an older text', previousRecord });
     const previous = instruction.slice(instruction.indexOf('<previous-summary>'), instruction.indexOf('</previous-summary>'));
     expect(previous).toContain(renderRecord(previousRecord, templateForStrategy('retain-summary')));

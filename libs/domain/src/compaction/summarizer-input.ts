@@ -77,7 +77,7 @@ const attached = (file: FilePart) => `[Attached ${file.mediaType}: ${file.filena
 
 /**
  * What the clip of a result hides that matters: the error lines (with their
- * file:line) and the last lines of the whole output, read from the cache's
+ * file:line), the warnings and salient lines, and the last lines of the whole output, read from the cache's
  * full text when the caller passed it, else from the stored view.
  */
 function hiddenFacts(part: ToolResultPart, clipped: string, outputs?: ToolOutputs): string[] {
@@ -88,8 +88,10 @@ function hiddenFacts(part: ToolResultPart, clipped: string, outputs?: ToolOutput
     .filter((error) => !clipped.includes(error.text.slice(0, 80)))
     .map((error) => `line ${error.line}: ${error.text}${error.location ? ` (at ${error.location})` : ''}`);
   const tail = digest.tail.filter((line) => !clipped.includes(line));
+  const salient = [...digest.notable, ...(digest.salient ?? [])].filter((line) => !clipped.includes(line) && !tail.includes(line));
   return [
     ...(errors.length > 0 ? [`[Error lines of the full output (${digest.lines} lines):]`, ...errors] : []),
+    ...(salient.length > 0 ? ['[Warnings and facts of the full output (hashes, ids, settings):]', ...salient] : []),
     ...(tail.length > 0 ? ['[Last lines of the full output:]', ...tail] : []),
   ];
 }

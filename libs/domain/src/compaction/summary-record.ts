@@ -55,17 +55,33 @@ export interface TodoItem extends RecordItem {
   origin: 'tool' | 'checklist' | 'stated';
 }
 
+export interface ConstraintItem extends RecordItem {
+  /**
+   * False for a user sentence kept for the facts it states (a number, a name, a path, an identifier) without a
+   * constraint cue in its language: it ranks below the cued constraints in eviction.
+   */
+  cued: boolean;
+}
+
 export interface ValueItem extends RecordItem {
   /** Who wrote it: user values outrank the assistant's and the tools'. */
   origin: 'user' | 'assistant' | 'tool';
+}
+
+export interface ExcerptItem extends RecordItem {
+  /**
+   * The command (or tool) whose output held the line: a warning or a rare line stating a fact (a hash, an id, a
+   * setting). Null for a tool's last lines, whose text names the tool.
+   */
+  source: string | null;
 }
 
 export interface SummaryRecord {
   v: typeof SUMMARY_RECORD_VERSION;
   /** The first real user request (and, from an older summary, its goal lines). */
   goal: RecordItem[];
-  /** The user's constraints and preferences in their own words; they stay until the user revokes them. */
-  constraints: RecordItem[];
+  /** The user's constraints and preferences in their own words, and their sentences that state facts; they stay until revoked. */
+  constraints: ConstraintItem[];
   /** The user's messages verbatim (newest kept first within their budget). */
   userMessages: RecordItem[];
   /** The assistant's conclusions: decisions, diagnoses and their reasons. */
@@ -81,8 +97,8 @@ export interface SummaryRecord {
   values: ValueItem[];
   /** Carried text without a better home: an older summary in another shape, a requested focus. */
   context: RecordItem[];
-  /** First and last lines of big tool outputs. */
-  excerpts: RecordItem[];
+  /** Lines of tool outputs: a tool's last lines, warnings and rare facts with the call they came from. */
+  excerpts: ExcerptItem[];
   latestRequest: string | null;
   /** The logical clock: the next sighting gets this value. */
   clock: number;
@@ -168,12 +184,12 @@ export function parseSummaryRecord(value: unknown): SummaryRecord | null {
   if (!isObject(value) || value.v !== SUMMARY_RECORD_VERSION) return null;
   const record = emptyRecord();
   record.goal = items(value.goal, plain);
-  record.constraints = items(value.constraints, plain);
+  record.constraints = items(value.constraints, (raw, base) => ({ ...base, cued: raw.cued !== false }));
   record.userMessages = items(value.userMessages, plain);
   record.decisions = items(value.decisions, plain);
   record.progress = items(value.progress, plain);
   record.context = items(value.context, plain);
-  record.excerpts = items(value.excerpts, plain);
+  record.excerpts = items(value.excerpts, (raw, base) => ({ ...base, source: typeof raw.source === 'string' ? raw.source : null }));
   record.todos = items(value.todos, (raw, base) => ({
     ...base,
     status: (STATUSES.has(raw.status as string) ? raw.status : 'pending') as TodoStatus,

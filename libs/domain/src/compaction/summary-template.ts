@@ -7,26 +7,30 @@
  * within a tier the one seen least recently (then the least often):
  *
  *   tier 0  finished todos, fixed errors, turn endings
- *   tier 1  values the assistant or a tool wrote, tool excerpts and warning lines, files read or mentioned once
- *   tier 2  the user's messages (their own budget, newest kept), the user's values,
- *           commands that succeeded (with what they answered), files seen again, carried context
- *   tier 3  decisions and their reasons, failed commands, edited files
- *   tier 4  open errors, open and in-progress todos
+ *   tier 1  values the assistant or a tool wrote, a tool's last lines, files read or mentioned once
+ *   tier 2  the user's messages (their own budget, newest kept), commands that succeeded
+ *           (with what they answered), files seen again, carried context, lines found in
+ *           outputs (warnings, rare facts: hashes, ids, settings) with the call that printed them
+ *   tier 3  decisions and their reasons, failed commands
+ *   tier 4  open errors, open and in-progress todos, edited files, the user's values, the user's
+ *           sentences kept for the facts they state (no constraint cue)
  *   tier 5  the user's constraints (they stay until revoked; only constraints alone over budget lose their oldest)
  *   tier 6  the goal
  *
- * Within a tier, what was seen only once goes before what was seen again,
- * then the least recently seen: a fact a later head refreshes moves to the
- * back of its tier, so an early fact still in use does not fall out for
- * being early.
+ * Value comes before age: what the user wrote (a rate limit, an endpoint)
+ * and the files the task changed sit above everything a tool or the
+ * assistant adds, so a flood of newer tool output cannot push them out; age
+ * only orders items of the same tier.
  */
 import type { CompactionStrategy } from '../config/types';
 import { estimateTokens } from '../prune/estimate-tokens';
 import { clipMiddle, clipText, normalizeSpace } from './extract';
 import {
   CommandItem,
+  ConstraintItem,
   emptyRecord,
   ErrorItem,
+  ExcerptItem,
   FileItem,
   RecordItem,
   RecordSection,
@@ -196,6 +200,10 @@ function fileBullet(file: FileItem): string {
 
 const inlineValue = (value: ValueItem) => (value.text.includes('`') ? value.text : `\`${value.text}\``);
 
+/** A line of an output with the call it came from: `- \`npm test\`: FAILED …`. */
+const excerptBullet = (excerpt: ExcerptItem) => (excerpt.source ? `- \`${excerpt.source}\`: ${excerpt.text}` : `- ${excerpt.text}`);
+const EXCERPT_BULLET = /^`([^`]+)`: (.+)$/;
+
 /** One item's bullet; values are listed inline in one bullet, so theirs is the list entry. */
 function bulletOf(slot: Slot, item: RecordItem): string {
   switch (slot) {
@@ -214,6 +222,8 @@ function bulletOf(slot: Slot, item: RecordItem): string {
       return fileBullet(item as FileItem);
     case 'values':
       return inlineValue(item as ValueItem);
+    case 'excerpts':
+      return excerptBullet(item as ExcerptItem);
     default:
       return `- ${item.text}`;
   }
@@ -268,18 +278,24 @@ function sectionLines(record: SummaryRecord, section: TemplateSection): string[]
   return lines;
 }
 
-/** The record in `template`'s Markdown; every section is kept, an empty one says "(none)". */
+/**
+ * The record in `template`'s Markdown, sections in the template's order. An
+ * empty section is left out (its heading too: no tokens spent on "(none)"),
+ * and a parent heading goes with its last subsection; an empty record keeps
+ * its first section, "(none)", so a summary is never blank.
+ */
 export function renderRecord(record: SummaryRecord, template: SummaryTemplate): string {
+  const { sections } = template;
+  const bodies = sections.map((section) => sectionLines(record, section));
+  if (bodies.every((body) => body.length === 0)) bodies[sections.findIndex((section) => section.slots.length > 0)] = ['- (none)'];
   const lines: string[] = [];
-  template.sections.forEach((section, i) => {
-    const next = template.sections[i + 1];
-    const parent = section.slots.length === 0 && next?.level === 3;
-    lines.push(`${'#'.repeat(section.level)} ${section.heading}`);
-    if (!parent) {
-      const bullets = sectionLines(record, section);
-      lines.push(...(bullets.length > 0 ? bullets : ['- (none)']));
+  sections.forEach((section, i) => {
+    let shown = bodies[i].length > 0;
+    // A parent heading (no slots of its own) is shown while one of its subsections is.
+    for (let j = i + 1; !shown && section.slots.length === 0 && j < sections.length && sections[j].level > section.level; j++) {
+      shown = bodies[j].length > 0;
     }
-    lines.push('');
+    if (shown) lines.push(`${'#'.repeat(section.level)} ${section.heading}`, ...bodies[i], '');
   });
   return escapeTags(lines.join('\n').trimEnd());
 }
@@ -292,39 +308,41 @@ export function evictionTier(section: RecordSection, item: RecordItem, record: S
     case 'progress':
       return 0;
     case 'excerpts':
-      return 1;
+      // A line found in an output (a warning, a hash, a setting) outranks a tool's last lines.
+      return (item as ExcerptItem).source === null ? 1 : 2;
     case 'todos':
       return ['completed', 'cancelled'].includes((item as TodoItem).status) ? 0 : 4;
     case 'errors':
       return (item as ErrorItem).fixed ? 0 : 4;
     case 'values':
-      return (item as ValueItem).origin === 'user' ? 2 : 1;
+      return (item as ValueItem).origin === 'user' ? 4 : 1;
     case 'commands':
       return (item as CommandItem).ok === true ? 2 : 3;
     case 'userMessages':
     case 'context':
       return 2;
     case 'files':
-      // A file only read once is the commonest noise of a long session.
-      return (item as FileItem).actions.includes('edited') ? 3 : item.hits > 1 ? 2 : 1;
+      // A file only read once is the commonest noise of a long session; a file the task changed is what it is about.
+      return (item as FileItem).actions.includes('edited') ? 4 : item.hits > 1 ? 2 : 1;
     case 'decisions':
       return 3;
     case 'constraints':
-      return 5;
+      return (item as ConstraintItem).cued === false ? 4 : 5;
     case 'goal':
       return item === record.goal[0] ? 6 : 5;
   }
 }
 
-/** Order of eviction: tier, then seen once before seen again, then least recently seen, then oldest. */
+/**
+ * Order of eviction: tier, then least recently seen, then least often, then
+ * oldest. Seen-once does not come first: that would put an early fact stated
+ * once (the user's rate limit, the endpoint) behind every newer repeated one.
+ */
 function evictionOrder(record: SummaryRecord, sections: readonly RecordSection[]) {
   const candidates = sections.flatMap((section) =>
     (record[section] as RecordItem[]).map((item) => ({ section, item, tier: evictionTier(section, item, record) })),
   );
-  const seenAgain = (item: RecordItem) => (item.hits > 1 ? 1 : 0);
-  return candidates.sort(
-    (a, b) => a.tier - b.tier || seenAgain(a.item) - seenAgain(b.item) || a.item.last - b.item.last || a.item.first - b.item.first,
-  );
+  return candidates.sort((a, b) => a.tier - b.tier || a.item.last - b.item.last || a.item.hits - b.item.hits || a.item.first - b.item.first);
 }
 
 function removeItem(record: SummaryRecord, section: RecordSection, item: RecordItem): void {
@@ -347,20 +365,35 @@ function renderedSections(template: SummaryTemplate): Set<RecordSection> {
   return sections;
 }
 
+/** What one eviction took out of the record. */
+export interface EvictedItem {
+  section: RecordSection;
+  text: string;
+}
+
+/** A compaction's receipt is bounded: the first items evicted (the least valuable), texts clipped. */
+const RECEIPT_ITEMS = 50;
+const RECEIPT_TEXT = 200;
+
+export function evictionReceipt(evicted: readonly EvictedItem[]): EvictedItem[] {
+  return evicted.slice(0, RECEIPT_ITEMS).map(({ section, text }) => ({ section, text: clipText(text, RECEIPT_TEXT) }));
+}
+
 /**
  * Evicts, in place, until `renderRecord(record, template)` fits `budgetTokens`
  * (estimated as the summary parser does) and the user's messages fit their
- * own budget. Returns the number of items evicted.
+ * own budget. Returns the items evicted, in the order they went.
  */
-export function fitRecord(record: SummaryRecord, template: SummaryTemplate, budgetTokens: number, options: FitOptions): number {
-  let evicted = 0;
+export function fitRecord(record: SummaryRecord, template: SummaryTemplate, budgetTokens: number, options: FitOptions): EvictedItem[] {
+  const evicted: EvictedItem[] = [];
+  const evict = (section: RecordSection, item: RecordItem) => {
+    removeItem(record, section, item);
+    evicted.push({ section, text: item.text });
+  };
   const rendered = renderedSections(template);
   const sections = (Object.keys(SLOT_SOURCE) as Array<Exclude<Slot, 'latest'>>).map((slot) => SLOT_SOURCE[slot].section);
   for (const section of new Set(sections)) {
-    if (!rendered.has(section) && (record[section] as RecordItem[]).length > 0) {
-      evicted += (record[section] as RecordItem[]).length;
-      (record[section] as RecordItem[]).length = 0;
-    }
+    if (!rendered.has(section)) for (const item of [...(record[section] as RecordItem[])]) evict(section, item);
   }
 
   // The user's messages: newest kept within their own budget.
@@ -369,8 +402,7 @@ export function fitRecord(record: SummaryRecord, template: SummaryTemplate, budg
   for (const item of [...record.userMessages].sort((a, b) => a.last - b.last)) {
     if (userTokens <= options.userMessageTokens) break;
     userTokens -= messageTokens(item);
-    removeItem(record, 'userMessages', item);
-    evicted++;
+    evict('userMessages', item);
   }
 
   // Then the whole rendering. Sizes are tracked per item; the render is checked at the end.
@@ -385,12 +417,11 @@ export function fitRecord(record: SummaryRecord, template: SummaryTemplate, budg
   let chars = renderRecord(record, template).length;
   let next = 0;
   while (next < order.length) {
-    // Evict by estimate, then confirm with a real render (a section left empty adds its "(none)").
+    // Evict by estimate, then confirm with a real render.
     while (next < order.length && Math.ceil(chars / 4) > budgetTokens) {
       const { section, item } = order[next++];
       chars -= size(section, item);
-      removeItem(record, section, item);
-      evicted++;
+      evict(section, item);
     }
     const text = renderRecord(record, template);
     if (estimateTokens(text) <= budgetTokens) break;
@@ -473,6 +504,9 @@ export function recordFromSummaryText(text: string): SummaryRecord {
         const unquoted = value.replace(/^`(.*)`$/, '$1');
         if (unquoted) add<ValueItem>('values', unquoted, { origin: 'assistant' });
       }
+    } else if (target === 'context' && EXCERPT_BULLET.test(flat)) {
+      const [, source, line] = EXCERPT_BULLET.exec(flat)!;
+      add<ExcerptItem>('excerpts', line, { source });
     } else if ((target === 'commands' || target === 'context' || target === 'files') && /^`[^`]+`(?: → .*)?$/.test(flat)) {
       const [, command, outcome] = /^`([^`]+)`(?: → (.*))?$/.exec(flat)!;
       add<CommandItem>('commands', command, { outcome: outcome ?? null, ok: outcome === undefined ? null : /^(?:ok|exit 0)$/.test(outcome) });

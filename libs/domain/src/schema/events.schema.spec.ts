@@ -196,6 +196,7 @@ describe('Event: the stored events the service writes', () => {
       retain: null,
       model: 'heuristic',
       durationMs: 3,
+      evicted: [{ section: 'values', text: 'tmp/batch-1.csv' }],
     });
     return decideCompletion({ latestCompletedMarkerSeq: null }, data, { ...compaction, autoContinue: true });
   }

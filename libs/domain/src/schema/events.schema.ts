@@ -217,6 +217,12 @@ const DATA: Record<EventType, JsonSchema> = {
       durationMs: count(),
       pins: { type: 'array', items: ref('Pin') },
       overhead: count(),
+      evicted: {
+        type: 'array',
+        maxItems: 50,
+        items: object({ section: { type: 'string' }, text: text(200) }, ['section', 'text']),
+        description: 'What left the summary record at this compaction (its first 50 items, texts clipped)',
+      },
     },
     ['markerSeq', 'coveredThroughSeq', 'summary', 'prefix', 'strategy', 'model', 'tokensBefore', 'tokensAfter', 'messagesCompacted', 'durationMs'],
     { additionalProperties: true },
