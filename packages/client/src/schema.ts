@@ -741,7 +741,7 @@ export interface components {
             usage: components["schemas"]["Usage"];
             /** @description `length` or `max_tokens` (a reply cut at its limit) makes the session a compaction candidate */
             finishReason?: string;
-            /** @description The headSeq of the context the call was sent with (GET .../context reports it). Without it, usage measured before the latest compaction or more than 2x away from the view estimate is not trusted */
+            /** @description The headSeq of the context the call was sent with (GET .../context reports it); without it, the last event the client itself appended before the step. Usage measured before the latest compaction, prune or archive is not trusted */
             contextSeq?: number;
         };
         TurnAbortedData: {
@@ -771,6 +771,7 @@ export interface components {
             messagesCompacted: number;
             durationMs: number;
             pins?: components["schemas"]["Pin"][];
+            overhead?: number;
             /** @description What left the summary record at this compaction (its first 50 items, texts clipped) */
             evicted?: {
                 section: string;
@@ -1181,6 +1182,7 @@ export interface components {
                 maxAttempts?: number;
                 timeoutMs?: number;
                 loopGuardRatio?: number;
+                anticipateGrowth?: boolean;
             };
             prune?: {
                 enabled?: boolean;
@@ -1246,15 +1248,19 @@ export interface components {
             /** @description The context's size in tokens, as best known */
             estimated: number;
             /**
-             * @description `usage+estimate`: provider usage of a step that saw this context, plus estimates of what came after
+             * @description `usage+estimate`: the provider usage of the newest step that measured this context (trusted whatever its size), plus estimates of what came after; `estimate`: the estimate of the whole view plus `overhead`
              * @enum {string}
              */
             basis: "usage+estimate" | "estimate";
+            /** @description What the provider counts beyond the view's estimate (tool definitions, framing, images): its usage minus the estimate of the view it measured, carried across compactions, prunes and archives */
+            overhead: number;
+            /** @description What the next step is expected to add (the last step's messages, from their estimates). With compaction.anticipateGrowth, compaction starts once estimated plus this (at most a quarter of usable) reaches the threshold */
+            expectedGrowth: number;
             /** @description Tokens the model may be sent (window minus output reserve); null for a model without known limits */
             usable: number | null;
             /** @description The model's context window */
             limit: number | null;
-            /** @description Automatic compaction starts above this */
+            /** @description Automatic compaction starts when the figure (plus the expected growth, see expectedGrowth) reaches this */
             threshold: number | null;
             /** @description estimated / usable */
             ratio: number | null;
@@ -1371,6 +1377,15 @@ export interface components {
                 droppedCallIds: string[];
             };
             compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
             /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
             tools?: {
                 [key: string]: unknown;
@@ -3419,6 +3434,8 @@ export interface operations {
                 minSeq?: number;
                 /** @description How calls of a trailing assistant turn still running are rendered */
                 pending?: "abort" | "omit";
+                /** @description Seconds the read may wait, when the view is over the usable window and a compaction is pending or running, for that compaction to land; after it, or without one, the view is fitted (`fitted`) */
+                wait?: number;
                 /** @description Also return the definitions of tool_output_cache and tool_output_cache_grep in the format, for the model to read truncated outputs */
                 tools?: "tool_output_cache";
             };

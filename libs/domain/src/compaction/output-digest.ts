@@ -54,8 +54,9 @@ const LINE_PROBE = 2_000;
 const ERROR_TEXT = 400;
 const DEDUPE_LIMIT = 20_000;
 
+// Words inside identifiers (`seq_timeout`, `MAX_ERRORS`, `on_failure`) are names, not errors: `_` and digits bound a word too.
 const ERROR_WORDS =
-  /(?:^|[^\p{L}])(?:error|errors|err!|exception|fatal|panic|panicked|traceback|failed|failure|fail|segmentation fault|cannot|could not|couldn't|unable to|not found|no such file|denied|refused|timed out|timeout|undefined reference|unhandled|uncaught|assertion|abort(?:ed)?|ошибка|ошибки|исключение|не удалось|خطأ|فشل|استثناء)(?![\p{L}])|错误|失败|異常|异常|エラー/iu;
+  /(?:^|[^\p{L}\p{N}_])(?:error|errors|err!|exception|fatal|panic|panicked|traceback|failed|failure|fail|segmentation fault|cannot|could not|couldn't|unable to|not found|no such file|denied|refused|timed out|timeout|undefined reference|unhandled|uncaught|assertion|abort(?:ed)?|ошибка|ошибки|исключение|не удалось|خطأ|فشل|استثناء)(?![\p{L}\p{N}_])|错误|失败|異常|异常|エラー/iu;
 const ERROR_CLASS =
   /[A-Za-z]+(?:Error|Exception|Panic|Failure)\b|\bE(?:NOENT|ACCES|CONNREFUSED|CONNRESET|ADDRINUSE|PERM|EXIST|NOTDIR|ISDIR|TIMEDOUT|PIPE|AGAIN|NOTFOUND|MFILE|NOSPC|NOMEM)\b|^E\s{2,}|^FAIL\b|✗|✘|✕|❌/;
 /**
@@ -80,8 +81,9 @@ const SALIENT_TEXT = 300;
 /** A commit hash (7 to 40 lowercase hex digits, at least one digit and one letter), a UUID, or a prefixed id (`cus_8f3Kd92x`). */
 const IDENTITY =
   /(?<![\p{L}\p{N}_])(?:(?=[0-9a-f]{0,39}[0-9])(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-z]{2,8}_(?=[A-Za-z0-9]{0,39}[0-9])[A-Za-z0-9]{8,40})(?![\p{L}\p{N}_])/u;
-/** One setting per line: `key: value`, `key = value`, `KEY=value`, `export KEY=value`, `"key": value,` with a one-token value. */
-const SETTING = /^\s*(?:export\s+|[-*]\s+)?["']?([A-Za-z_][\w.-]{1,60})["']?\s*(?::=|[:=])\s*("[^"\n]{0,80}"|'[^'\n]{0,80}'|[^\s"'=][^\s=]{0,79}?),?\s*$/;
+/** One setting per line: `key: value`, `key = value`, `KEY=value`, `export KEY=value`, `"key": value,` with a one-token value, a trailing comment allowed. */
+const SETTING =
+  /^\s*(?:export\s+|[-*]\s+)?["']?([A-Za-z_][\w.-]{1,60})["']?\s*(?::=|[:=])\s*("[^"\n]{0,80}"|'[^'\n]{0,80}'|[^\s"'=][^\s=]{0,79}?),?\s*(?:(?:#|\/\/|;)\s.*)?$/;
 /** Keys that are a log's prefix, not a setting. */
 const NOT_SETTINGS = new Set(['info', 'debug', 'trace', 'note', 'notice', 'hint', 'log', 'http', 'https', 'at']);
 const PY_FRAME = /File "([^"]{1,300})", line (\d+)/;
@@ -136,14 +138,32 @@ function salientOf(line: string): { key: string | null; shape: string } | null {
   return NOT_SETTINGS.has(key) ? null : { key, shape: `${key}=${shapeOf(setting[2])}` };
 }
 
+/** The words of a setting's key (`max_connections`, `POOL_TIMEOUT_MS`, `maxConnections` → max, connections …). */
+const keyWords = (key: string) => key.split(/[^a-z0-9]+/).filter((word) => word.length > 0);
+
+/** How often each setting key and each word of a key was seen: a key dumped for every pod, or a word every key shares, is noise. */
+export interface KeyCounts {
+  keys: ReadonlyMap<string, number>;
+  words: ReadonlyMap<string, number>;
+}
+
+/** The rarest word of a candidate's key: a setting named by words seen nowhere else in the output stands out of a dump. */
+const rarestWord = (candidate: SalientCandidate, counts: KeyCounts) =>
+  candidate.key === null ? 0 : Math.min(...keyWords(candidate.key).map((word) => counts.words.get(word) ?? 0));
+
 /**
- * The rarest candidates, up to SALIENT_LINES, identities before settings at equal rarity, one line per key while
- * other keys remain; back in output order. A shape repeated more than RARE_REPEATS times is noise.
+ * The rarest candidates, up to SALIENT_LINES: shapes (and, for settings,
+ * keys) seen more than RARE_REPEATS times are noise; then the fewest repeats,
+ * identities before settings, settings by the rarity of their key's words;
+ * one line per key while other keys remain; back in output order.
  */
-function pickSalient(candidates: Iterable<SalientCandidate>): string[] {
+function pickSalient(candidates: Iterable<SalientCandidate>, counts: KeyCounts): string[] {
   const rare = [...candidates]
-    .filter((candidate) => candidate.count <= RARE_REPEATS)
-    .sort((a, b) => a.count - b.count || Number(a.key !== null) - Number(b.key !== null) || a.line - b.line);
+    .filter((candidate) => candidate.count <= RARE_REPEATS && (candidate.key === null || (counts.keys.get(candidate.key) ?? 0) <= RARE_REPEATS))
+    .sort(
+      (a, b) =>
+        a.count - b.count || Number(a.key !== null) - Number(b.key !== null) || rarestWord(a, counts) - rarestWord(b, counts) || a.line - b.line,
+    );
   const keys = new Set<string>();
   const picked = rare.filter((candidate) => {
     if (candidate.key === null) return true;
@@ -177,6 +197,7 @@ export class ToolOutputScanner {
   private mochaFailing = false;
   /** Salient candidates by shape. */
   private readonly shapes = new Map<string, SalientCandidate>();
+  private readonly keyCounts = { keys: new Map<string, number>(), words: new Map<string, number>() };
 
   push(chunk: string): void {
     let start = 0;
@@ -206,7 +227,7 @@ export class ToolOutputScanner {
       exitCode: this.exitCode,
       patched: [...this.patched],
       notable: [...this.notableFirst, ...this.notableLast],
-      salient: pickSalient(this.shapes.values()),
+      salient: pickSalient(this.shapes.values(), this.keyCounts),
     };
   }
 
@@ -241,9 +262,17 @@ export class ToolOutputScanner {
   private salient(text: string): void {
     const fact = salientOf(text);
     if (!fact) return;
+    if (fact.key !== null) this.countKey(fact.key);
     const known = this.shapes.get(fact.shape);
     if (known) known.count++;
     else if (this.shapes.size < SHAPES_TRACKED) this.shapes.set(fact.shape, { text: clipText(text, SALIENT_TEXT), line: this.lineNo, key: fact.key, count: 1 });
+  }
+
+  private countKey(key: string): void {
+    const { keys, words } = this.keyCounts;
+    if (keys.size >= SHAPES_TRACKED && !keys.has(key)) return;
+    keys.set(key, (keys.get(key) ?? 0) + 1);
+    for (const word of keyWords(key)) words.set(word, (words.get(word) ?? 0) + 1);
   }
 
   private notable(text: string): void {
