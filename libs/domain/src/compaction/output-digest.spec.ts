@@ -175,6 +175,13 @@ describe('digestToolOutput: failing tests and salient lines', () => {
     expect(salient.some((line) => line.startsWith('DB_HOST'))).toBe(false);
   });
 
+  it("takes the ids a logger prints on every line for noise, whatever the message, and keeps an id printed once", () => {
+    const verbs = ['load', 'save', 'sync', 'merge', 'scan', 'build'];
+    const log = Array.from({ length: 300 }, (_, i) => `2026-03-04T08:${String(i % 60).padStart(2, '0')}:00Z INFO export: ${verbs[i % 6]} ${verbs[(i * 5) % 6]}s id=${(0xa1b2c3d4e5 + i * 7919).toString(16)} took ${i % 90}ms`);
+    log.splice(150, 0, 'HEAD is now at 7c41e9a Pin the exporter');
+    expect(digestToolOutput(log.join('\n')).salient).toEqual(['HEAD is now at 7c41e9a Pin the exporter']);
+  });
+
   it('reads a name holding an error word as a name: a setting like seq_timeout is no error line', () => {
     const { errors, salient } = digestToolOutput('statement_timeout = 30s\nMAX_ERRORS=3\nerror: connection reset');
     expect(errors.map((error) => error.text)).toEqual(['error: connection reset']);

@@ -122,11 +122,17 @@ const shapeOf = (text: string) =>
 interface SalientCandidate {
   text: string;
   line: number;
+  /** The first words of its shape: a log's timestamp, level and logger, what a templated log's lines share. */
+  prefix: string;
   /** The setting's key (distinct keys are preferred), or null for an identity line. */
   key: string | null;
   /** Lines of this shape so far. */
   count: number;
 }
+
+/** How many words of a line's shape say which template printed it (`# info export:`). */
+const PREFIX_WORDS = 3;
+const prefixOf = (shape: string) => shape.split(' ', PREFIX_WORDS).join(' ');
 
 /** The line's fact, if it states one (an identity, else a setting), with the shape its repeats share. */
 function salientOf(line: string): { key: string | null; shape: string } | null {
@@ -141,10 +147,15 @@ function salientOf(line: string): { key: string | null; shape: string } | null {
 /** The words of a setting's key (`max_connections`, `POOL_TIMEOUT_MS`, `maxConnections` → max, connections …). */
 const keyWords = (key: string) => key.split(/[^a-z0-9]+/).filter((word) => word.length > 0);
 
-/** How often each setting key and each word of a key was seen: a key dumped for every pod, or a word every key shares, is noise. */
+/**
+ * How often each setting key, each word of a key and each identity line's
+ * prefix was seen: a key dumped for every pod, a word every key shares, or an
+ * id in every line a logger prints, is noise.
+ */
 export interface KeyCounts {
   keys: ReadonlyMap<string, number>;
   words: ReadonlyMap<string, number>;
+  prefixes: ReadonlyMap<string, number>;
 }
 
 /** The rarest word of a candidate's key: a setting named by words seen nowhere else in the output stands out of a dump. */
@@ -153,13 +164,17 @@ const rarestWord = (candidate: SalientCandidate, counts: KeyCounts) =>
 
 /**
  * The rarest candidates, up to SALIENT_LINES: shapes (and, for settings,
- * keys) seen more than RARE_REPEATS times are noise; then the fewest repeats,
+ * keys; for identities, their prefix) seen more than RARE_REPEATS times are noise; then the fewest repeats,
  * identities before settings, settings by the rarity of their key's words;
  * one line per key while other keys remain; back in output order.
  */
 function pickSalient(candidates: Iterable<SalientCandidate>, counts: KeyCounts): string[] {
   const rare = [...candidates]
-    .filter((candidate) => candidate.count <= RARE_REPEATS && (candidate.key === null || (counts.keys.get(candidate.key) ?? 0) <= RARE_REPEATS))
+    .filter(
+      (candidate) =>
+        candidate.count <= RARE_REPEATS &&
+        (candidate.key === null ? (counts.prefixes.get(candidate.prefix) ?? 0) : (counts.keys.get(candidate.key) ?? 0)) <= RARE_REPEATS,
+    )
     .sort(
       (a, b) =>
         a.count - b.count || Number(a.key !== null) - Number(b.key !== null) || rarestWord(a, counts) - rarestWord(b, counts) || a.line - b.line,
@@ -197,7 +212,7 @@ export class ToolOutputScanner {
   private mochaFailing = false;
   /** Salient candidates by shape. */
   private readonly shapes = new Map<string, SalientCandidate>();
-  private readonly keyCounts = { keys: new Map<string, number>(), words: new Map<string, number>() };
+  private readonly keyCounts = { keys: new Map<string, number>(), words: new Map<string, number>(), prefixes: new Map<string, number>() };
 
   push(chunk: string): void {
     let start = 0;
@@ -262,17 +277,21 @@ export class ToolOutputScanner {
   private salient(text: string): void {
     const fact = salientOf(text);
     if (!fact) return;
+    const prefix = prefixOf(fact.shape);
     if (fact.key !== null) this.countKey(fact.key);
+    else this.count(this.keyCounts.prefixes, prefix);
     const known = this.shapes.get(fact.shape);
     if (known) known.count++;
-    else if (this.shapes.size < SHAPES_TRACKED) this.shapes.set(fact.shape, { text: clipText(text, SALIENT_TEXT), line: this.lineNo, key: fact.key, count: 1 });
+    else if (this.shapes.size < SHAPES_TRACKED) this.shapes.set(fact.shape, { text: clipText(text, SALIENT_TEXT), line: this.lineNo, prefix, key: fact.key, count: 1 });
   }
 
   private countKey(key: string): void {
-    const { keys, words } = this.keyCounts;
-    if (keys.size >= SHAPES_TRACKED && !keys.has(key)) return;
-    keys.set(key, (keys.get(key) ?? 0) + 1);
-    for (const word of keyWords(key)) words.set(word, (words.get(word) ?? 0) + 1);
+    this.count(this.keyCounts.keys, key);
+    for (const word of keyWords(key)) this.count(this.keyCounts.words, word);
+  }
+
+  private count(counts: Map<string, number>, key: string): void {
+    if (counts.size < SHAPES_TRACKED || counts.has(key)) counts.set(key, (counts.get(key) ?? 0) + 1);
   }
 
   private notable(text: string): void {

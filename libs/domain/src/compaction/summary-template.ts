@@ -322,8 +322,8 @@ export function evictionTier(section: RecordSection, item: RecordItem, record: S
     case 'context':
       return 2;
     case 'files':
-      // A file only read once is the commonest noise of a long session; a file the task changed is what it is about.
-      return (item as FileItem).actions.includes('edited') ? 4 : item.hits > 1 ? 2 : 1;
+      // A file the task changed is what it is about; one the agent opened is its context; one only mentioned once is noise.
+      return (item as FileItem).actions.includes('edited') ? 4 : (item as FileItem).actions.includes('read') ? 3 : item.hits > 1 ? 2 : 1;
     case 'decisions':
       return 3;
     case 'constraints':
