@@ -901,7 +901,8 @@ function viewText(system: string, messages: readonly Message[]): string {
       }
     }),
   );
-  return normalize([system, ...parts].join('\n'));
+  // A tool input is JSON wherever the model sees it (a call, an archive digest): a quote in it reads as \" there.
+  return normalize([system, ...parts].join('\n').replaceAll('\\"', '"'));
 }
 
 /** A compaction planned at its marker, summarized, not yet committed. */
@@ -1026,6 +1027,7 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
       config: compaction,
       session: { model: MODEL, system: SYSTEM },
       tokensBefore: before.view.tokens.estimated,
+      overhead: before.view.tokens.overhead,
       usable: before.overflow.usable,
       outputs,
     });
