@@ -82,7 +82,7 @@ describe('compaction with LLM summarizers', () => {
     // The structured record, not the model's text, and the sections the record has.
     const instruction = call.messages.at(-1)!.content;
     expect(instruction).toContain(`<previous-summary>\n${renderRecord(record, templateForStrategy('retain-summary'))}\n</previous-summary>`);
-    expect(instruction).toContain('keep every section and write "- (none)" under an empty one:\n## 1. Task Overview\n### Goal');
+    expect(instruction).toContain('leave out a section with nothing to say:\n## 1. Task Overview\n### Goal');
     await agent.expectValidForProviders();
   });
 

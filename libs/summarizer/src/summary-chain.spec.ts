@@ -104,7 +104,7 @@ describe('SummaryChain', () => {
     expect(instruction).toMatch(/<previous-summary>\n## 1\. Task Overview\n\n### Goal\n- Port the billing service/);
     expect(instruction).toContain('### Constraints\n- never change the public API.');
     expect(instruction).toContain('<pinned>\nStaging is db-staging:5432.\n</pinned>');
-    expect(instruction).toContain('keep every section and write "- (none)" under an empty one:\n## 1. Task Overview');
+    expect(instruction).toContain('leave out a section with nothing to say:\n## 1. Task Overview');
   });
 
   it('retries errors up to maxAttempts with backoff, then falls back to the heuristic summary', async () => {

@@ -89,7 +89,7 @@ export function previousSummaryAnchor(previousSummary: string): string {
 /** The sections of the summary record's template, which every summarizer is asked to write (ours). */
 export function sectionsInstruction(template: SummaryTemplate): string {
   return [
-    'Write the summary in exactly these sections, in this order; keep every section and write "- (none)" under an empty one:',
+    'Write the summary in exactly these sections, in this order; leave out a section with nothing to say:',
     ...template.sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`),
   ].join('\n');
 }

@@ -35,7 +35,7 @@ const results = (id: string, callIds: string[], output = 'ok'): Message => ({
 
 /** The sections block every instruction carries: spec-000's template (the config's strategy is retain-summary). */
 const SECTIONS = [
-  'Write the summary in exactly these sections, in this order; keep every section and write "- (none)" under an empty one:',
+  'Write the summary in exactly these sections, in this order; leave out a section with nothing to say:',
   '## 1. Task Overview',
   '### Goal',
   '### Constraints',
@@ -84,7 +84,7 @@ describe('summaryInstruction', () => {
     for (const strategy of ['summary-tail', 'user-rebuild', 'recent-tokens', 'compacted-context'] as const) {
       const instruction = summaryInstruction({ config: config({ strategy }), previousSummary: null });
       const headings = templateForStrategy(strategy).sections.map((section) => `${'#'.repeat(section.level)} ${section.heading}`);
-      expect(instruction).toContain(`one:\n${headings.join('\n')}`);
+      expect(instruction).toContain(`say:\n${headings.join('\n')}`);
     }
   });
 
