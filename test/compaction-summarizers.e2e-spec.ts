@@ -132,7 +132,7 @@ describe('compaction with LLM summarizers', () => {
   it.each(['openai', 'anthropic'] as const)(
     '%s: context_length_exceeded on its own input drops the oldest head items with their pairs and retries',
     async (summarizer) => {
-      const limit = 9_000;
+      const limit = 6_000;
       const { agent, entry, calls } = await compactOnce(`llm-overflow-${summarizer}`, summarizer, { model: `stub-overflow-${limit}` });
       const size = (call: LlmRequest) => call.messages.reduce((sum, m) => sum + m.content.length, 0);
       expect(calls.length).toBeGreaterThan(1);
