@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Database, ReadDatabase, Tx } from '@app/database';
-import { composeSessionView, ContextFormat, PendingMode, readableView, renderContext, SessionView } from '@app/domain';
+import { composeSessionView, PendingMode, readableView, renderContext, SessionView } from '@app/domain';
 import { renderToolOutputTools } from '@app/domain/tool-output';
 import { readWindow, WindowRead } from '@app/event-store';
 import { compactionState } from '../compactions/compaction-state';
+import type { ContextQuery } from './context.dto';
 import { sessionNotFound } from '../sessions/session-view';
 
 /** The token figures the context and the session state both report. */
@@ -18,15 +19,6 @@ export function tokenFigures({ view, limits, overflow }: SessionView) {
     threshold: overflow.threshold,
     ratio: overflow.ratio,
   };
-}
-
-export interface ContextReadQuery {
-  format?: ContextFormat;
-  atSeq?: number;
-  minSeq?: number;
-  pending?: PendingMode;
-  wait?: number;
-  tools?: 'tool_output_cache';
 }
 
 /** How often a read waiting for a compaction (`wait`) looks again: one window read per look. */
@@ -62,11 +54,11 @@ export class ContextService {
 
   /**
    * The view a model step reads: when it is over the usable window while a
-   * compaction is pending or running, waits up to `waitSeconds` for that
+   * compaction is pending or running, waits up to `wait` seconds for that
    * compaction to land (re-reading every CONTEXT_WAIT_POLL_MS), then fits
    * what it has (readableView). An `atSeq` read never waits: its past is fixed.
    */
-  private async readable(tenantId: string, sessionId: string, query: ContextReadQuery) {
+  private async readable(tenantId: string, sessionId: string, query: ContextQuery) {
     const deadline = Date.now() + (query.atSeq === undefined ? (query.wait ?? 0) * 1000 : 0);
     for (;;) {
       const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending, { minSeq: query.minSeq });
@@ -78,7 +70,7 @@ export class ContextService {
     }
   }
 
-  async context(tenantId: string, sessionId: string, query: ContextReadQuery) {
+  async context(tenantId: string, sessionId: string, query: ContextQuery) {
     const format = query.format ?? 'neutral';
     const { read, composed, state } = await this.readable(tenantId, sessionId, query);
     const rendered = renderContext(composed.view, format);
