@@ -22,6 +22,11 @@ import {
 } from './extract';
 
 describe('structuralOf', () => {
+  it('reads a pasted certificate line (a long run of capitals, then a slash) without backtracking for ever', () => {
+    const line = `m${'AbCdEfGhIjKlMnOpQrStUvWxYz'.repeat(4)}/x9+`;
+    expect(structuralOf(`-----BEGIN CERTIFICATE-----\n${line}\n-----END CERTIFICATE-----`).values).not.toContain(line);
+  });
+
   it('finds paths and locations, also inside CJK, Cyrillic and Arabic text', () => {
     const found = structuralOf('修改 src/app/main.ts:42 和 config.yaml；файл deploy/prod.env изменён؛ الملف ./db/schema.sql جاهز. Not and/or, not 1.5.');
     expect(found.paths).toEqual(['src/app/main.ts', 'config.yaml', 'deploy/prod.env', './db/schema.sql']);

@@ -215,8 +215,9 @@ export function isPath(token: string): boolean {
 
 // Letters of any cased script: `berechneGebühr`, `größeÄndern`, `calcularDescuentoAño`, `Straße_ID` are identifiers too.
 const IDENTIFIER_SHAPES: readonly RegExp[] = [
-  /^\p{Ll}[\p{Ll}\p{N}]*(?:\p{Lu}[\p{L}\p{N}]*)+$/u, // camelCase
-  /^\p{Lu}[\p{Ll}\p{N}]+(?:\p{Lu}[\p{L}\p{N}]*)+$/u, // PascalCase with two humps
+  // One free split each: a repeated hump group backtracks exponentially on a long run of capitals (a base64 line).
+  /^\p{Ll}[\p{Ll}\p{N}]*\p{Lu}[\p{L}\p{N}]*$/u, // camelCase
+  /^\p{Lu}[\p{Ll}\p{N}]+\p{Lu}[\p{L}\p{N}]*$/u, // PascalCase with two humps
   /^_*\p{L}[\p{L}\p{N}]*(?:_[\p{L}\p{N}]+)+$/u, // snake_case, SCREAMING_CASE
   /^[A-Z]{2,}[0-9]*$/, // an acronym or a code: HTTP, E11000 is below
   /^[A-Z]+[0-9]{2,}$/, // E11000, TS2345
