@@ -277,7 +277,9 @@ describe('compaction with the heuristic summarizer', () => {
     });
 
     it('a late step.finished (measured before the pivot, appended after it) starts no second compaction; a step tied to the new context counts', async () => {
-      const agent = await agentSession(client, key, 'late-step');
+      // The marker opens on the turn's step (not one step early, on its messages), so that step precedes the pivot
+      // whatever the worker's speed, and the client's next step without contextSeq is one it sent before the pivot.
+      const agent = await agentSession(client, key, 'late-step', { compaction: { anticipateGrowth: false } });
       const { markerSeq } = await agent.untilMarker();
       const entry = await agent.settled(markerSeq);
       const pivoted = await agent.context();

@@ -117,7 +117,7 @@ describe('a context that fits the usable window', () => {
       const agent = await agentSession(client, key, 'fit-wait');
       const appended = await agent.append(Array.from({ length: 12 }, (_, i) => turnEvents('fit-wait', i + 1, 150)).flat());
       expect(appended.compaction.pendingMarkerSeq).toBeGreaterThan(0);
-      const context = await read(agent, 'format=neutral&wait=20');
+      const context = await read(agent, 'format=neutral&wait=30');
       expect(context.pivotSeq).toBeGreaterThan(appended.compaction.pendingMarkerSeq);
       expect(context.fitted).toBeNull();
       expect(context.tokens.estimated).toBeLessThanOrEqual(context.tokens.threshold);

@@ -6,7 +6,8 @@ import { waitFor } from './service';
 /**
  * A scripted coding agent for the compaction tests: each turn is a user
  * request, a tool call, its (long) output, an answer, then the step's usage
- * as the provider would report it (the context's own estimate).
+ * as the provider would report it (the context's own figure, the answer as
+ * its output).
  */
 export function turnEvents(session: string, turn: number, outputLines = 120) {
   const callId = `${session}-call-${turn}`;
@@ -34,9 +35,12 @@ export function turnEvents(session: string, turn: number, outputLines = 120) {
   ];
 }
 
+/** The output a scripted step reports: its answer, the turn's last message. */
+export const STEP_OUTPUT_TOKENS = 200;
+
 export const step = (inputTokens: number, finishReason?: string) => ({
   type: 'step.finished',
-  data: { usage: { input_tokens: inputTokens, output_tokens: 200 }, ...(finishReason ? { finishReason } : {}) },
+  data: { usage: { input_tokens: inputTokens, output_tokens: STEP_OUTPUT_TOKENS }, ...(finishReason ? { finishReason } : {}) },
 });
 
 export class Agent {
@@ -66,7 +70,8 @@ export class Agent {
   async turn(turn: number, options: { outputLines?: number; extraUsage?: number } = {}) {
     const messages = await this.append(turnEvents(this.sessionId, turn, options.outputLines));
     const { tokens } = await this.context();
-    const stepped = await this.append([step(tokens.estimated + (options.extraUsage ?? 0))]);
+    // The figure already holds the answer: the provider counted it as the step's output, the rest as its input.
+    const stepped = await this.append([step(tokens.estimated + (options.extraUsage ?? 0) - STEP_OUTPUT_TOKENS)]);
     // The messages may have opened the marker themselves, and a quick worker may have closed it before the step.
     return stepped.compaction?.pendingMarkerSeq || !messages.compaction?.pendingMarkerSeq ? stepped : messages;
   }

@@ -69,8 +69,22 @@ export function composeSessionView(
   return { config, limits, view, overflow };
 }
 
+/** The most output a read leaves room for where the trigger reserves none (OpenCode's OUTPUT_TOKEN_MAX). */
+export const READ_OUTPUT_RESERVE_CAP = 32_000;
+
 /**
- * The view a read hands the model: never over the usable window. Over it (a
+ * The tokens a read may hand the model: the usable window, and never more
+ * than the window less the model's output (at most READ_OUTPUT_RESERVE_CAP),
+ * even where the preset's trigger reserves nothing for it (a ratio trigger
+ * without outputReserve): input and output share the window.
+ */
+export function readBudget(limits: ModelLimits, usable: number): number {
+  const output = Math.min(limits.output || READ_OUTPUT_RESERVE_CAP, READ_OUTPUT_RESERVE_CAP);
+  return Math.min(usable, limits.input ?? Math.max(0, limits.context - output));
+}
+
+/**
+ * The view a read hands the model: never over readBudget. Over it (a
  * compaction queued or running while the agent kept appending), the view is
  * fitted for this read (fitView); the session's own figures, the trigger's,
  * stay those of the whole view.
@@ -78,7 +92,7 @@ export function composeSessionView(
 export function readableView(composed: SessionView): SessionView & { fitted: ViewFit | null } {
   const { usable } = composed.overflow;
   if (usable === null) return { ...composed, fitted: null };
-  const { view, fitted } = fitView(composed.view, usable);
+  const { view, fitted } = fitView(composed.view, readBudget(composed.limits, usable));
   return { ...composed, view, fitted };
 }
 

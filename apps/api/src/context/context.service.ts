@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Database, ReadDatabase, Tx } from '@app/database';
-import { composeSessionView, PendingMode, readableView, renderContext, SessionView } from '@app/domain';
+import { composeSessionView, PendingMode, readableView, readBudget, renderContext, SessionView } from '@app/domain';
 import { renderToolOutputTools } from '@app/domain/tool-output';
-import { readWindow, WindowRead } from '@app/event-store';
+import { pivotMarkerSeq, readWindow, WindowRead } from '@app/event-store';
 import { compactionState } from '../compactions/compaction-state';
 import type { ContextQuery } from './context.dto';
 import { sessionNotFound } from '../sessions/session-view';
@@ -17,12 +17,14 @@ export function tokenFigures({ view, limits, overflow }: SessionView) {
     usable: overflow.usable,
     limit: limits.context,
     threshold: overflow.threshold,
-    ratio: overflow.ratio,
+    // Of the figure reported: a fitted read's own.
+    ratio: overflow.usable ? view.tokens.estimated / overflow.usable : overflow.ratio,
   };
 }
 
-/** How often a read waiting for a compaction (`wait`) looks again: one window read per look. */
+/** How often a read waiting for a compaction (`wait`) looks at the session's pivot, and after how many looks it reads the window anyway. */
 const CONTEXT_WAIT_POLL_MS = 200;
+const CONTEXT_WAIT_REREAD = 10;
 
 @Injectable()
 export class ContextService {
@@ -53,10 +55,12 @@ export class ContextService {
   }
 
   /**
-   * The view a model step reads: when it is over the usable window while a
+   * The view a model step reads: when it is over the read budget while a
    * compaction is pending or running, waits up to `wait` seconds for that
-   * compaction to land (re-reading every CONTEXT_WAIT_POLL_MS), then fits
-   * what it has (readableView). An `atSeq` read never waits: its past is fixed.
+   * compaction to land, then fits what it has (readableView). Waiting polls
+   * the session's pivot marker (one row) every CONTEXT_WAIT_POLL_MS and reads
+   * the window again once it moved, or every CONTEXT_WAIT_REREAD polls (a
+   * marker can close without a pivot). An `atSeq` read never waits: its past is fixed.
    */
   private async readable(tenantId: string, sessionId: string, query: ContextQuery) {
     const deadline = Date.now() + (query.atSeq === undefined ? (query.wait ?? 0) * 1000 : 0);
@@ -64,9 +68,13 @@ export class ContextService {
       const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending, { minSeq: query.minSeq });
       const state = compactionState(read, composed);
       const usable = composed.overflow.usable;
-      const over = usable !== null && composed.view.tokens.estimated > usable;
-      if (!over || state.pendingMarkerSeq === null || Date.now() >= deadline) return { read, composed: readableView(composed), state };
-      await new Promise((resolve) => setTimeout(resolve, Math.min(CONTEXT_WAIT_POLL_MS, Math.max(0, deadline - Date.now()))));
+      const over = usable !== null && composed.view.tokens.estimated > readBudget(composed.limits, usable);
+      const marker = state.pendingMarkerSeq;
+      if (!over || marker === null || Date.now() >= deadline) return { read, composed: readableView(composed), state };
+      for (let poll = 0; poll < CONTEXT_WAIT_REREAD && Date.now() < deadline; poll++) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(CONTEXT_WAIT_POLL_MS, Math.max(0, deadline - Date.now()))));
+        if (((await this.db.tenantRead(tenantId, (tx) => pivotMarkerSeq(tx, sessionId))) ?? 0) >= marker) break;
+      }
     }
   }
 

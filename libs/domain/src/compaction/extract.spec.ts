@@ -147,6 +147,13 @@ describe('sentences and cues', () => {
     expect(isConstraintSentence(sentence)).toBe(true);
   });
 
+  it.each(['The non-blocking path is in the io module.', 'Bitte schau dir die Logs an.', 'Per favore, guarda i log.'])(
+    'takes "%s" for no constraint: a word part or a please is no cue',
+    (sentence) => {
+      expect(isConstraintSentence(sentence)).toBe(false);
+    },
+  );
+
   it('takes a sentence for a fact by its shape, whatever its language: a number, a path, an identifier, a quoted name', () => {
     for (const sentence of ['Das Limit liegt bei 40 Anfragen pro Sekunde.', 'La tabla se llama «pedidos_2024».', 'タイムアウトは30秒です。', 'Der Dienst heißt berechneGebühr.']) {
       expect(statesFact(sentence)).toBe(true);

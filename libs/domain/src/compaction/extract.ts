@@ -46,10 +46,14 @@ export function sentencesOf(text: string): string[] {
 
 // ---------------------------------------------------------------- cue words
 
-/** Words delimited by non-letters (Latin, Cyrillic, Arabic…); `[وف]?` lets Arabic's clitic "and"/"so" prefix them. */
+/**
+ * Words delimited by non-letters (Latin, Cyrillic, Arabic…); a hyphen joins a
+ * word part (`non-blocking`, `no-op` hold no cue); `[وف]?` lets Arabic's
+ * clitic "and"/"so" prefix them.
+ */
 function wordCues(words: readonly string[], arabic: readonly string[] = []): RegExp {
   const latin = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|');
-  const parts = [`(?<![\\p{L}\\p{N}])(?:${latin})(?![\\p{L}\\p{N}])`];
+  const parts = [`(?<![\\p{L}\\p{N}-])(?:${latin})(?![\\p{L}\\p{N}-])`];
   if (arabic.length > 0) parts.push(`(?<![\\p{L}])[وف]?(?:${arabic.join('|')})(?![\\p{L}])`);
   return new RegExp(parts.join('|'), 'iu');
 }
@@ -64,20 +68,21 @@ const CONSTRAINT_WORDS = wordCues(
     'only', 'without', 'make sure', 'ensure', 'keep', 'stick to', 'no more than', 'at most', 'at least', 'required',
     'forbidden', 'not allowed', 'no', 'instead of', 'under no circumstances',
     // German
-    'nie', 'niemals', 'immer', 'nicht', 'kein', 'keine', 'muss', 'müssen', 'nur', 'ohne', 'bitte', 'darf nicht',
+    'nie', 'niemals', 'immer', 'nicht', 'kein', 'keine', 'muss', 'müssen', 'nur', 'ohne', 'darf nicht',
     'dürfen nicht', 'verwende', 'verwenden', 'benutze', 'benutzen', 'nutze', 'vermeide', 'sollte', 'soll', 'stets',
     'höchstens', 'mindestens', 'ausschließlich',
     // French
     'jamais', 'toujours', 'ne', 'pas', 'doit', 'dois', 'doivent', 'seulement', 'uniquement', 'sans', 'il faut',
-    'utilise', 'utilisez', 'évite', 'évitez', 'interdit', 'au plus', 'au moins', "s'il vous plaît",
+    'utilise', 'utilisez', 'évite', 'évitez', 'interdit', 'au plus', 'au moins',
     // Spanish
     'nunca', 'siempre', 'debe', 'debes', 'deben', 'solo', 'sólo', 'sin', 'usa', 'usar', 'utiliza', 'evita', 'hay que',
-    'tienes que', 'por favor', 'prohibido', 'como máximo', 'al menos', 'mantén',
+    'tienes que', 'prohibido', 'como máximo', 'al menos', 'mantén',
     // Portuguese
-    'sempre', 'não', 'deve', 'apenas', 'somente', 'sem', 'precisa', 'use', 'utilize', 'evite', 'proibido', 'no máximo',
+    'sempre', 'não', 'deve', 'apenas', 'somente', 'sem', 'precisa', 'utilize', 'evite', 'proibido', 'no máximo',
     'pelo menos',
     // Italian
-    'non', 'mai', 'devi', 'devono', 'soltanto', 'bisogna', 'per favore', 'vietato', 'almeno', 'al massimo',
+    // "Please" words are politeness, not constraints.
+    'non', 'mai', 'devi', 'devono', 'soltanto', 'bisogna', 'vietato', 'almeno', 'al massimo',
     // Russian
     'нельзя', 'не', 'никогда', 'всегда', 'только', 'обязательно', 'должен', 'должна', 'должно', 'должны', 'следует',
     'запрещено', 'избегай', 'избегать', 'сохраняй', 'без', 'нужно', 'надо',
@@ -87,7 +92,7 @@ const CONSTRAINT_WORDS = wordCues(
 const CONSTRAINT_PLAIN = plainCues([
   '必须', '不要', '别', '不能', '不得', '禁止', '只能', '只用', '总是', '始终', '永远', '务必', '一定要', '保持', '避免', '请勿',
   '不准', '不许', '应该', '不可', '勿', // Chinese
-  'ないで', 'しないで', 'してはいけない', 'してください', 'ください', '必ず', '常に', '絶対', 'だけ', 'のみ', '禁止', 'ないこと',
+  'ないで', 'しないで', 'してはいけない', '必ず', '常に', '絶対', 'だけ', 'のみ', '禁止', 'ないこと',
   'べき', '使って', '使用', // Japanese
 ]);
 

@@ -15,7 +15,6 @@ import { CriticalFact, criticalFactsOf } from './retention';
 import { SummaryRecord } from './summary-record';
 import {
   EvictedItem,
-  evictionReceipt,
   fitRecord,
   recordFromSummaryText,
   renderRecord,
@@ -101,7 +100,7 @@ export function summarizeHeuristically(input: HeuristicInput): HeuristicResult {
   record.evicted += evicted.length;
   const summary = renderRecord(record, template);
   const text = `${retain ? `<retain>\n${retain}\n</retain>\n` : ''}<summary>\n${summary}\n</summary>`;
-  return { record, summary, retain, text, facts, evicted: evicted.length, evictedItems: evictionReceipt(evicted) };
+  return { record, summary, retain, text, facts, evicted: evicted.length, evictedItems: evicted };
 }
 
 /** The pre-record interface (text in, text out), kept for callers that only want the reply. */

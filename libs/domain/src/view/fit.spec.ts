@@ -102,3 +102,24 @@ describe('fitting a view that cannot fit', () => {
     expect(fitted.tokens.estimated).toBe(80_000);
   });
 });
+
+describe('fitting a view whose overhead alone is over the budget', () => {
+  it('given 20k tokens of turns and a provider count of 90k against 68k, when fitted, then no turn is dropped for nothing', () => {
+    const turns = Array.from({ length: 10 }, (_, i) => [user(`u${i}`, 'q'.repeat(4_000)), assistant(`a${i}`, 'r'.repeat(4_000))]).flat();
+    const view = viewOf([...turns, usage(88_000, 2_000)]);
+    const { view: fitted, fitted: fit } = fitView(view, 68_000);
+    expect(fit).toMatchObject({ droppedThroughSeq: null });
+    expect(fitted.messages).toEqual(view.messages);
+  });
+});
+
+describe('fitting a view with a pending call', () => {
+  it('given the newest call still running (its aborted result is synthetic), when fitted, then the newest real output is the one kept', () => {
+    const asked = (n: number) => [user(`u${n}`, 'ask '.repeat(250)), ...turn(n, 4_000).slice(1)];
+    const drafts = [...[1, 2, 3, 4].flatMap(asked), assistant('a-pending', call('c-pending'))];
+    const view = viewOf(drafts);
+    const { view: fitted } = fitView(view, view.tokens.estimated - 3_100);
+    const kept = fitted.messages.flatMap((m) => m.parts).filter((p) => p.type === 'tool_result' && p.output === 'x'.repeat(4_000));
+    expect(kept.map((p) => (p as { callId: string }).callId)).toContain('c4');
+  });
+});

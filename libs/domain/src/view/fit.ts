@@ -56,12 +56,15 @@ export function fittedNotice(droppedThroughSeq: number): Message {
 const approx = (message: Message) => estimateMessageTokensAs(message, 'approx');
 const isLogged = (source: ViewSource) => source.origin === 'log' || source.origin === 'synthetic';
 
+/** The message with its outputs as the placeholder, where that is shorter; null when none is (placeholders already, tiny outputs). */
 function withoutOutputs(message: Message): Message | null {
   let changed = false;
   const parts = message.parts.map((part): Part => {
-    if (part.type !== 'tool_result' || part.output.startsWith('[tool output trimmed') || part.output.startsWith('[Old tool result content cleared')) return part;
+    if (part.type !== 'tool_result') return part;
+    const placeholder = trimmedPlaceholder(part.outputRef?.id);
+    if (part.output.length <= placeholder.length && !part.attachments?.length) return part;
     changed = true;
-    return replaceOutput(part, trimmedPlaceholder(part.outputRef?.id));
+    return replaceOutput(part, placeholder);
   });
   return changed ? { ...message, parts } : null;
 }
@@ -74,53 +77,62 @@ export function fitView(view: ModelView, budget: number): FittedView {
   const sources = [...view.sources];
   let figure = tokensBefore;
   let clearedOutputs = 0;
-
-  const clear = (i: number) => {
-    const cleared = withoutOutputs(messages[i]);
-    if (!cleared) return;
-    const tokens = approx(cleared);
-    if (tokens >= sources[i].tokens) return;
-    figure -= sources[i].tokens - tokens;
-    clearedOutputs += cleared.parts.filter((part, j) => part !== messages[i].parts[j]).length;
-    messages[i] = cleared;
-    sources[i] = { ...sources[i], tokens };
-  };
-
-  const newestTool = messages.findLastIndex((message, i) => message.role === 'tool' && isLogged(sources[i]));
-  for (let i = 0; i < messages.length && figure > budget; i++) {
-    if (i !== newestTool && messages[i].role === 'tool' && isLogged(sources[i])) clear(i);
-  }
-
   let droppedThroughSeq: number | null = null;
-  const first = sources.findIndex(isLogged);
-  if (figure > budget && first >= 0) {
-    // Cut before index k: k is a boundary when the message there is not a tool result (results follow their call directly).
-    let dropped = 0;
-    let cut = -1;
-    for (let k = first + 1; k < messages.length; k++) {
-      dropped += sources[k - 1].tokens;
-      if (messages[k].role === 'tool') continue;
-      // A cut that frees less than its notice costs is no cut (a view whose size is the provider's overhead cannot fit).
-      if (dropped > approx(fittedNotice(sources[k - 1].seq))) cut = k;
-      if (cut === k && figure - dropped + approx(fittedNotice(sources[k - 1].seq)) <= budget) break;
-    }
-    if (cut > 0) {
-      const removed = sources.slice(first, cut);
-      droppedThroughSeq = Math.max(...removed.map((source) => source.seq));
-      const notice = fittedNotice(droppedThroughSeq);
-      const noticeTokens = approx(notice);
-      figure += noticeTokens - removed.reduce((sum, source) => sum + source.tokens, 0);
-      messages.splice(first, cut - first, notice);
-      sources.splice(first, cut - first, { seq: droppedThroughSeq, origin: 'synthetic', tokens: noticeTokens });
-    }
-  }
 
-  for (let i = messages.length - 1; i >= 0 && figure > budget; i--) {
-    if (messages[i].role === 'tool' && isLogged(sources[i])) clear(i);
-  }
-
-  return {
-    view: { ...view, messages, sources, tokens: { ...view.tokens, estimated: figure } },
-    fitted: { tokensBefore, clearedOutputs, droppedThroughSeq },
+  /** What clearing message i's outputs would save, and the cleared message. */
+  const clearing = (i: number) => {
+    const cleared = messages[i].role === 'tool' && isLogged(sources[i]) ? withoutOutputs(messages[i]) : null;
+    const tokens = cleared ? approx(cleared) : sources[i].tokens;
+    return cleared && tokens < sources[i].tokens ? { cleared, tokens, saved: sources[i].tokens - tokens } : null;
   };
+  const clear = (i: number) => {
+    const found = clearing(i);
+    if (!found) return;
+    figure -= found.saved;
+    clearedOutputs += found.cleared.parts.filter((part, j) => part !== messages[i].parts[j]).length;
+    messages[i] = found.cleared;
+    sources[i] = { ...sources[i], tokens: found.tokens };
+  };
+
+  // 1. Old outputs, oldest first; the newest logged result stays.
+  const newestResult = messages.findLastIndex((message, i) => message.role === 'tool' && sources[i].origin === 'log');
+  for (let i = 0; i < messages.length && figure > budget; i++) if (i !== newestResult) clear(i);
+  if (figure <= budget) return done();
+
+  // The window after the prefix and the pins; a leading result whose call is in the prefix stays with it.
+  let first = sources.findLastIndex((source) => !isLogged(source)) + 1;
+  while (first < messages.length && messages[first].role === 'tool') first++;
+  // Boundaries k (drop [first, k)): the message at k is no tool result, since results follow their call directly.
+  const boundaries: Array<{ k: number; dropped: number }> = [];
+  let dropped = 0;
+  for (let k = first + 1; k < messages.length; k++) {
+    dropped += sources[k - 1].tokens;
+    if (messages[k].role !== 'tool') boundaries.push({ k, dropped });
+  }
+  const notice = (k: number) => approx(fittedNotice(sources[k - 1].seq));
+  // A view that cannot fit whatever is dropped (the provider's overhead alone is over the budget) keeps its turns.
+  const deepest = boundaries.at(-1);
+  const newestSaving = messages.reduce((sum, _, i) => sum + (i >= (deepest?.k ?? 0) ? (clearing(i)?.saved ?? 0) : 0), 0);
+  if (!deepest || figure - deepest.dropped + notice(deepest.k) - newestSaving > budget) return done();
+
+  // 2. The oldest messages, up to the first boundary that frees enough (else the deepest), behind a notice.
+  const cut = boundaries.find(({ k, dropped: freed }) => figure - freed + notice(k) <= budget) ?? deepest;
+  const removed = sources.slice(first, cut.k);
+  droppedThroughSeq = Math.max(...removed.map((source) => source.seq));
+  const message = fittedNotice(droppedThroughSeq);
+  const noticeTokens = approx(message);
+  figure += noticeTokens - cut.dropped;
+  messages.splice(first, cut.k - first, message);
+  sources.splice(first, cut.k - first, { seq: droppedThroughSeq, origin: 'synthetic', tokens: noticeTokens });
+
+  // 3. Last resort: the newest outputs too.
+  for (let i = messages.length - 1; i >= 0 && figure > budget; i--) clear(i);
+  return done();
+
+  function done(): FittedView {
+    return {
+      view: { ...view, messages, sources, tokens: { ...view.tokens, estimated: figure } },
+      fitted: { tokensBefore, clearedOutputs, droppedThroughSeq },
+    };
+  }
 }

@@ -39,6 +39,7 @@ export function buildModelView(input: BuildModelViewInput): ModelView {
     pivotOverhead: pivot?.data.overhead ?? 0,
     lastRewriteSeq: window.lastRewriteSeq,
     rewrites: window.rewrites,
+    measuredEntries: normalized.entries,
     lastStepGrowth: window.lastStepGrowth,
   });
 

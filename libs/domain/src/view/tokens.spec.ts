@@ -39,8 +39,9 @@ describe('view tokens', () => {
   });
 
   it('is the usage total (input, output and both cache figures) when the usage is the newest thing', () => {
+    // The input side (60 + 20 + 30) is 10 over the view the step was sent (u1's 100): that is the overhead.
     const view = viewOf([...conversation, usage(60, 40, { creation: 20, read: 30 })]);
-    expect(view.tokens).toEqual({ estimated: 150, basis: 'usage+estimate', usageSeq: 3, usageTokens: 150, estimatedTokens: 0, wholeEstimate: 150, overhead: 0, expectedGrowth: 0, ignoredUsage: null });
+    expect(view.tokens).toEqual({ estimated: 150, basis: 'usage+estimate', usageSeq: 3, usageTokens: 150, estimatedTokens: 0, wholeEstimate: 150, overhead: 10, expectedGrowth: 0, ignoredUsage: null });
   });
 
   it('adds the stored estimates of every message after the usage', () => {
@@ -56,7 +57,7 @@ describe('view tokens', () => {
     const trustedLow = viewOf([...conversation, usage(100, 0)]).tokens;
     expect(trustedLow).toMatchObject({ basis: 'usage+estimate', estimated: 100, wholeEstimate: 150, overhead: 0 });
     expect(viewTokenBound(trustedLow)).toBe(150);
-    expect(viewTokenBound(viewOf([...conversation, usage(280, 0)]).tokens)).toBe(280);
+    expect(viewTokenBound(viewOf([...conversation, usage(230, 50)]).tokens)).toBe(280);
   });
 
   it('uses the stored figure of a logged message instead of re-estimating it', () => {
@@ -65,14 +66,19 @@ describe('view tokens', () => {
   });
 
   describe("given a usage far above the view's own estimate (tool definitions and framing the log never sees)", () => {
-    it('when it is the newest step, then it is trusted as is and the difference is learnt as the overhead', () => {
-      const view = viewOf([...conversation, usage(750, 0)]);
+    it('when the step spent its output on hidden reasoning, then that is no overhead', () => {
+      expect(viewOf([...conversation, usage(100, 30_000)]).tokens).toMatchObject({ estimated: 30_100, overhead: 0 });
+    });
+
+    it('when it is the newest step, then it is trusted as is and the difference on the input side is learnt as the overhead', () => {
+      // Sent u1 (100 tokens), the provider counted 700 in; the reply (a1, 50) is its output.
+      const view = viewOf([...conversation, usage(700, 50)]);
       expect(view.tokens).toMatchObject({ basis: 'usage+estimate', estimated: 750, wholeEstimate: 150, overhead: 600, ignoredUsage: null });
     });
 
     it('when messages follow it, then the figure is the usage plus their estimates', () => {
       const later = [user('u2', 'v'.repeat(40))];
-      expect(viewOf([...conversation, usage(750, 0), ...later]).tokens).toMatchObject({ estimated: 750 + storedTokens(later), overhead: 600 });
+      expect(viewOf([...conversation, usage(700, 50), ...later]).tokens).toMatchObject({ estimated: 750 + storedTokens(later), overhead: 600 });
     });
 
     it('when it is below the estimate, then it is trusted too and the overhead is 0', () => {
@@ -142,14 +148,14 @@ describe('view tokens', () => {
   it('distrusts usage reported before a prune, and estimates placeholders now', () => {
     const view = viewOf([assistant('a1', call('c1')), tool('t1', result('c1', 'w'.repeat(4_000))), usage(5_000, 10), pruned(['c1'])]);
     const placeholder = estimateMessageTokens(msg('t1', 'tool', [result('c1', prunedPlaceholder())]), TEST_MODEL);
-    const overhead = 5_010 - storedTokens([assistant('a1', call('c1')), tool('t1', result('c1', 'w'.repeat(4_000)))]);
+    const overhead = 5_000 - storedTokens([assistant('a1', call('c1')), tool('t1', result('c1', 'w'.repeat(4_000)))]);
     expect(view.tokens).toMatchObject({ basis: 'estimate', wholeEstimate: storedTokens([assistant('a1', call('c1'))]) + placeholder, overhead });
   });
 
   it('distrusts usage reported before an archive', () => {
     const pair = [assistant('a1', call('c1')), tool('t1', result('c1'))];
     const view = viewOf([...pair, usage(5_000, 10), archived(['c1'], null)]);
-    expect(view.tokens).toMatchObject({ basis: 'estimate', wholeEstimate: 0, overhead: 5_010 - storedTokens(pair), estimated: 5_010 - storedTokens(pair) });
+    expect(view.tokens).toMatchObject({ basis: 'estimate', wholeEstimate: 0, overhead: 5_000 - storedTokens(pair), estimated: 5_000 - storedTokens(pair) });
   });
 
   it('trusts usage measured after the latest prune', () => {

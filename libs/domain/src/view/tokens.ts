@@ -23,6 +23,8 @@ export interface ViewTokensInput {
   lastRewriteSeq: number;
   /** What prunes and archives took out of the window's entries (foldWindow). */
   rewrites: readonly EntryRewrite[];
+  /** The entries before the view-time trim: what a step was sent may have been trimmed only by what came after it. */
+  measuredEntries?: readonly ViewEntry[];
   /** foldWindow's lastStepGrowth. */
   lastStepGrowth?: number | null;
 }
@@ -35,10 +37,10 @@ export interface ViewTokensInput {
  * before the latest pivot, prune or archive counted what the model no longer
  * sees (`stale`): the figure is then the estimate of the whole view plus the
  * overhead, what the provider counts beyond the estimate. The overhead is
- * learnt from the newest usage measured after the pivot (its total minus the
- * estimate of the view it measured, rebuilt across later prunes and
- * archives), else carried by the pivot from the view it replaced; never
- * below 0. Logged messages use their stored estimate; only what the view made
+ * learnt from the newest usage measured after the pivot (its input count
+ * minus the estimate of the view it was sent, rebuilt across later prunes,
+ * archives and trims), else carried by the pivot from the view it replaced;
+ * never below 0. Logged messages use their stored estimate; only what the view made
  * (placeholders, synthetic results, the prefix, the pins) is estimated now,
  * by ceil(chars/4): running a tokenizer over hundreds of rewritten messages
  * on every read costs tens of milliseconds.
@@ -67,14 +69,15 @@ export function viewTokens(input: ViewTokensInput): ViewTokens {
 
   const { step, measuredSeq } = usage;
   const usageTokens = usageTotal(step.data.usage);
-  // The view the step measured, in figures: what is still shown up to the step, and what later rewrites took out as it was.
-  const undone = input.rewrites.filter((rewrite) => rewrite.seq <= step.seq && rewrite.rewriteSeq > measuredSeq);
+  // The overhead is learnt on the input side: the view the step was sent with, as it was then (before later rewrites and
+  // view-time trims), against the provider's input count; the output (hidden reasoning included) is no overhead.
+  const undone = input.rewrites.filter((rewrite) => rewrite.seq <= measuredSeq && rewrite.rewriteSeq > measuredSeq);
   const undoneSeqs = new Set(undone.map((rewrite) => rewrite.seq));
-  const measured =
+  const sent =
     systemTokens +
-    sum(entries.filter((entry) => entry.seq <= step.seq && !(entry.origin === 'log' && undoneSeqs.has(entry.seq)))) +
+    sum((input.measuredEntries ?? entries).filter((entry) => entry.seq <= measuredSeq && !(entry.origin === 'log' && undoneSeqs.has(entry.seq)))) +
     undone.reduce((total, rewrite) => total + rewrite.tokensBefore, 0);
-  const overhead = Math.max(0, usageTokens - measured);
+  const overhead = Math.max(0, usageTokens - step.data.usage.output_tokens - sent);
   if (measuredSeq < input.lastRewriteSeq) return estimate(overhead, { seq: step.seq, tokens: usageTokens, reason: 'stale' });
   const estimatedTokens = sum(entries.filter((entry) => entry.seq > step.seq));
   return {
