@@ -78,6 +78,7 @@ const SALIENT_LINES = 12;
 const RARE_REPEATS = 3;
 const SHAPES_TRACKED = 4_096;
 const SALIENT_TEXT = 300;
+const SHAPE_KEY_CHARS = 240;
 /** A commit hash (7 to 40 lowercase hex digits, at least one digit and one letter), a UUID, or a prefixed id (`cus_8f3Kd92x`). */
 const IDENTITY =
   /(?<![\p{L}\p{N}_])(?:(?=[0-9a-f]{0,39}[0-9])(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-z]{2,8}_(?=[A-Za-z0-9]{0,39}[0-9])[A-Za-z0-9]{8,40})(?![\p{L}\p{N}_])/u;
@@ -117,7 +118,9 @@ const shapeOf = (text: string) =>
     .toLowerCase()
     .split(/\s+/)
     .map((token) => (/\p{N}/u.test(token) ? '#' : token))
-    .join(' ');
+    .join(' ')
+    // A bounded key: thousands of tracked shapes of 2,000-character lines would hold megabytes per output.
+    .slice(0, SHAPE_KEY_CHARS);
 
 interface SalientCandidate {
   text: string;
