@@ -137,7 +137,7 @@ describe('live event stream (SSE)', () => {
     const session = await client.createSession(key, { id: 'sse-live' });
     const stream = tracked(await expectOpen(service, key, session.id));
     await stream.untilSeq(1);
-    expect(stream.response.headers.get('cache-control')).toMatch(/no-cache/);
+    expect(stream.response.headers.get('cache-control')).toMatch(/no-store/);
 
     for (let i = 1; i <= 3; i++) {
       const res = await client.append(key, session.id, { events: [userMessage(`live ${i}`), userMessage(`live ${i}b`)] });

@@ -1,5 +1,5 @@
-import { Client, userMessage } from './support/client';
-import { startService, TestService } from './support/service';
+import { Client, expectProblem, userMessage } from './support/client';
+import { freePort, ProcessHandle, startProcess, startService, TestService, waitFor } from './support/service';
 
 describe('GET /metrics', () => {
   let service: TestService;
@@ -25,5 +25,46 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/session_store_queue_jobs\{queue="session-maintenance",state="waiting"\} \d+/);
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).not.toContain('metrics-session-7f3a');
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+  let service: TestService;
+  let client: Client;
+  let worker: ProcessHandle;
+  let workerUrl: string;
+
+  beforeAll(async () => {
+    service = await startService({ worker: false, env: { METRICS_TOKEN } });
+    client = new Client(service.baseUrl);
+    const port = await freePort();
+    workerUrl = `http://127.0.0.1:${port}`;
+    worker = startProcess('worker', { ...service.env, WORKER_PORT: String(port) });
+    await waitFor(async () => (await fetch(`${workerUrl}/healthz`)).ok, 'worker start', 30_000, worker);
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await service?.stop();
+  });
+
+  it('the API answers 401 without the token or with a wrong one, the metrics with it', async () => {
+    expectProblem(await client.request('GET', '/metrics'), 401, 'invalid_metrics_token');
+    expectProblem(await client.request('GET', '/metrics', { key: 'wrong-metrics-token-0123456789' }), 401, 'invalid_metrics_token');
+    const res = await client.request('GET', '/metrics', { key: METRICS_TOKEN });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('process_cpu_user_seconds_total');
+    expect((await client.request('GET', '/healthz')).status).toBe(200);
+  });
+
+  it("the worker's listener does the same, its probes stay open", async () => {
+    const open = await fetch(`${workerUrl}/metrics`);
+    expect(open.status).toBe(401);
+    expect(open.headers.get('content-type')).toBe('application/problem+json');
+    expect(await open.json()).toMatchObject({ status: 401, code: 'invalid_metrics_token' });
+    const authed = await fetch(`${workerUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(authed.status).toBe(200);
+    expect(await authed.text()).toContain('process_cpu_user_seconds_total');
+    expect((await fetch(`${workerUrl}/readyz`)).status).toBe(200);
   });
 });

@@ -10,7 +10,8 @@ import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';
 import { CacheInvalidation } from './auth/cache-invalidation';
-import { AdminGuard, ApiKeyGuard } from './auth/guards';
+import { AdminGuard, ApiKeyGuard, MetricsGuard } from './auth/guards';
+import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { TenantRateLimiter } from './auth/tenant-rate-limiter';
 import { CompactionWaiter } from './compactions/compaction-waiter';
 import { ViewBounds } from './compactions/view-bounds';
@@ -48,7 +49,7 @@ export class ApiModule {
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
       controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, TransferController],
       providers: [
-        CacheInvalidation, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
+        CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         ToolOutputsService,
         PruneSession, PruneScheduler, PruneService,
         PinsService,

@@ -10,6 +10,7 @@ import { ApiModule } from './api.module';
 import { installBodyParsing } from './http/body-parsing';
 import { TimedExpressAdapter } from './http/http-server';
 import { requestIdAndLog } from './http/request-logging';
+import { securityHeaders } from './http/security-headers';
 import { ProblemFilter } from './http/problem.filter';
 import { ClassBodyPipe } from './http/class-body.pipe';
 import { SessionIdPipe } from './http/session-id.pipe';
@@ -28,6 +29,7 @@ export async function createApiApp(config: AppConfig, logger: Logger): Promise<N
   });
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(securityHeaders());
   app.use(requestIdAndLog(logger));
   app.use(timeRequests(app.get(Metrics)));
   installBodyParsing(app, config);

@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@app/config';
+import { APP_CONFIG, AppConfig, BearerSecret } from '@app/config';
 import { Database } from '@app/database';
 import { within } from '@app/lifecycle';
 import { PRODUCER_REDIS, RedisClient } from '@app/queue';
@@ -19,18 +19,21 @@ const PROBE_TIMEOUT_MS = 2000;
 export class WorkerHttp implements OnApplicationShutdown {
   private readonly logger = new Logger(WorkerHttp.name);
   private server?: Server;
+  private readonly metricsToken: BearerSecret | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly db: Database,
     @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
     private readonly metrics: WorkerMetrics,
-  ) {}
+  ) {
+    this.metricsToken = config.metricsToken === null ? null : new BearerSecret(config.metricsToken);
+  }
 
   /** Resolves with the bound port once listening. */
   async listen(): Promise<number> {
     const server = createServer((req, res) => {
-      this.handle(req.url ?? '/').then(
+      this.handle(req.url ?? '/', req.headers.authorization).then(
         ({ status, type, body }) => res.writeHead(status, { 'Content-Type': type }).end(body),
         (error: Error) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(error.message),
       );
@@ -45,7 +48,7 @@ export class WorkerHttp implements OnApplicationShutdown {
     return port;
   }
 
-  private async handle(url: string): Promise<{ status: number; type: string; body: string }> {
+  private async handle(url: string, authorization: string | undefined): Promise<{ status: number; type: string; body: string }> {
     const path = url.split('?')[0];
     if (path === '/healthz') return json(200, { status: 'ok' });
     if (path === '/readyz') {
@@ -55,6 +58,14 @@ export class WorkerHttp implements OnApplicationShutdown {
       ]);
       const ready = postgres === 'ok' && redis === 'ok';
       return json(ready ? 200 : 503, { status: ready ? 'ok' : 'down', postgres, redis });
+    }
+    if (path === '/metrics' && this.metricsToken && !this.metricsToken.matches(authorization)) {
+      const code = 'invalid_metrics_token';
+      return {
+        status: 401,
+        type: 'application/problem+json',
+        body: JSON.stringify({ type: `https://session-store.dev/problems/${code}`, title: 'Unauthorized', status: 401, code, detail: 'Missing or wrong metrics token' }),
+      };
     }
     if (path === '/metrics') return { status: 200, type: this.metrics.registry.contentType, body: await this.metrics.registry.metrics() };
     return json(404, { status: 404, code: 'route_not_found' });

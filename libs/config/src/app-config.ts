@@ -5,6 +5,8 @@ export interface AppConfig {
   redis: RedisSettings;
   http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number; requestTimeoutMs: number; headersTimeoutMs: number };
   adminToken: string;
+  /** `/metrics` (API and worker) requires it as a bearer token; null: open. */
+  metricsToken: string | null;
   limits: { maxEventsPerAppend: number; maxPageSize: number };
   /** Per-tenant defaults; the admin API overrides them tenant by tenant. */
   tenants: { limits: TenantLimits; quotas: TenantQuotas; connectionWaitMs: number };

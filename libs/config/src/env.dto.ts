@@ -47,9 +47,13 @@ export class EnvDto {
   @Matches(/^[A-Za-z0-9_-]{1,64}$/)
   QUEUE_PREFIX = 'sst';
 
-  /** Bearer token of the admin routes. Required in production. */
+  /** Bearer token of the admin routes. Required in production, at least 32 characters there. */
   @IsOptional() @IsString() @MinLength(16)
   ADMIN_TOKEN?: string;
+
+  /** Bearer token `/metrics` of the API and the worker require; unset: open. */
+  @IsOptional() @IsString() @MinLength(16)
+  METRICS_TOKEN?: string;
 
   @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   PORT = 3000;

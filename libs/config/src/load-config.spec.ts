@@ -15,3 +15,17 @@ describe('loadConfig: Redis', () => {
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: value }, false)).toThrow(/REDIS_CLUSTER_NODES/);
   });
 });
+
+describe('loadConfig: secrets', () => {
+  it('in production, refuses an ADMIN_TOKEN under 32 characters, naming it', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a'.repeat(31) }, false)).toThrow(/ADMIN_TOKEN must be at least 32 characters in production/);
+    expect(loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a'.repeat(32) }, false).adminToken).toBe('a'.repeat(32));
+    expect(loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN: 'a'.repeat(16) }, false).adminToken).toBe('a'.repeat(16));
+  });
+
+  it('METRICS_TOKEN is optional', () => {
+    expect(loadConfig({}, false).metricsToken).toBeNull();
+    expect(loadConfig({ METRICS_TOKEN: 'm'.repeat(16) }, false).metricsToken).toBe('m'.repeat(16));
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' }, false)).toThrow(/METRICS_TOKEN/);
+  });
+});

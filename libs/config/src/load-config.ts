@@ -6,6 +6,8 @@ import { EnvDto } from './env.dto';
 
 /** Local development token, refused in production. */
 const DEV_ADMIN_TOKEN = 'dev-admin-token-change-me';
+/** The one token guards every tenant: long enough that guessing it is hopeless even past the failed-auth limit. */
+const MIN_PRODUCTION_ADMIN_TOKEN = 32;
 
 export const APP_ROLE = 'session_store_app';
 export const SWEEPER_ROLE = 'session_store_sweeper';
@@ -36,6 +38,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   if (dto.NODE_ENV === 'production' && !dto.ADMIN_TOKEN) throw new ConfigError('Invalid configuration:\n  ADMIN_TOKEN is required in production');
+  if (dto.NODE_ENV === 'production' && dto.ADMIN_TOKEN!.length < MIN_PRODUCTION_ADMIN_TOKEN) {
+    throw new ConfigError(`Invalid configuration:\n  ADMIN_TOKEN must be at least ${MIN_PRODUCTION_ADMIN_TOKEN} characters in production`);
+  }
   if (dto.TENANT_MAX_CONNECTIONS !== undefined && dto.TENANT_MAX_CONNECTIONS > dto.DB_POOL_SIZE) {
     throw new ConfigError('Invalid configuration:\n  TENANT_MAX_CONNECTIONS must not exceed DB_POOL_SIZE');
   }
@@ -71,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
     },
     http: { host: dto.HOST, port: dto.PORT, maxBodyBytes: dto.MAX_BODY_BYTES, maxJsonDepth: dto.MAX_JSON_DEPTH, requestTimeoutMs: dto.HTTP_REQUEST_TIMEOUT_MS, headersTimeoutMs: dto.HTTP_HEADERS_TIMEOUT_MS },
     adminToken: dto.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
+    metricsToken: dto.METRICS_TOKEN ?? null,
     limits: { maxEventsPerAppend: dto.MAX_EVENTS_PER_APPEND, maxPageSize: dto.MAX_PAGE_SIZE },
     tenants: {
       limits: {

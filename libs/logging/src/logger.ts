@@ -23,11 +23,13 @@ const REDACT = [
   'key',
   'token',
   'adminToken',
+  'metricsToken',
   '*.authorization',
   '*.apiKey',
   '*.key',
   '*.token',
   '*.adminToken',
+  '*.metricsToken',
   'req.headers',
   'headers',
 ];

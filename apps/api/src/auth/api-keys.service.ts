@@ -4,7 +4,6 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { DomainError } from '@app/domain';
 import { findLiveApiKey } from '@app/event-store';
-import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { CacheInvalidation, Invalidation } from './cache-invalidation';
 
@@ -34,15 +33,13 @@ const unauthorized = () => new DomainError('unauthorized', 'invalid_api_key', 'M
 @Injectable()
 export class ApiKeysService {
   private readonly cache = new Map<string, Principal & { expiresAt: number }>();
-  private readonly failures: AuthFailureLimiter;
 
   constructor(
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PRODUCER_REDIS) redis: RedisClient,
+    private readonly failures: AuthFailureLimiter,
     private readonly invalidation: CacheInvalidation,
   ) {
-    this.failures = new AuthFailureLimiter(redis, config.redis.namespace, config.auth.failureLimit, config.auth.failureWindowSeconds);
     invalidation.onInvalidation((message) => this.drop(message));
   }
 

@@ -1,6 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { DomainError } from '@app/domain';
-import { RedisClient } from '@app/queue';
+import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 
 /** A counter's key is its own hash tag: on a Redis Cluster the addresses spread over the slots. */
 const slotKey = (address: string) => `{${address}}`;
@@ -10,22 +12,24 @@ const slotKey = (address: string) => `{${address}}`;
  * holds across API replicas (each replica's memory stands in while Redis is
  * down). An address over the limit is answered 429 before any key look-up,
  * so a flood of bad keys costs Redis round trips, never a database statement.
+ * Bad API keys and bad admin tokens share one count: an address gets the
+ * limit once, whichever secret it guesses.
  */
+@Injectable()
 export class AuthFailureLimiter {
   private readonly limiter: RateLimiterRedis;
+  private readonly points: number;
+  private readonly windowSeconds: number;
 
-  constructor(
-    redis: RedisClient,
-    namespace: string,
-    private readonly points: number,
-    private readonly windowSeconds: number,
-  ) {
+  constructor(@Inject(PRODUCER_REDIS) redis: RedisClient, @Inject(APP_CONFIG) config: AppConfig) {
+    const points = (this.points = config.auth.failureLimit);
+    this.windowSeconds = config.auth.failureWindowSeconds;
     this.limiter = new RateLimiterRedis({
       storeClient: redis,
-      keyPrefix: `${namespace}:auth-failures`,
+      keyPrefix: `${config.redis.namespace}:auth-failures`,
       points,
-      duration: windowSeconds,
-      insuranceLimiter: new RateLimiterMemory({ points, duration: windowSeconds }),
+      duration: this.windowSeconds,
+      insuranceLimiter: new RateLimiterMemory({ points, duration: this.windowSeconds }),
     });
   }
 

@@ -1,10 +1,10 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { APP_CONFIG, AppConfig } from '@app/config';
+import { APP_CONFIG, AppConfig, BearerSecret } from '@app/config';
 import { DomainError } from '@app/domain';
 import { addRequestLogFields } from '../http/request-logging';
 import { ApiKeysService, Principal } from './api-keys.service';
+import { AuthFailureLimiter } from './auth-failure-limiter';
 import { TenantRateLimiter } from './tenant-rate-limiter';
 
 type AuthedRequest = Request & { principal?: Principal };
@@ -35,19 +35,45 @@ export class ApiKeyGuard implements CanActivate {
   }
 }
 
-/** Admin routes: the ADMIN_TOKEN, compared in constant time. */
+/**
+ * Admin routes: the ADMIN_TOKEN, compared in constant time. Wrong tokens
+ * count against the client's address as bad API keys do (AUTH_FAILURE_LIMIT);
+ * a blocked address is refused before the comparison, so it learns nothing
+ * more, even from the right token, until its window passes.
+ */
 @Injectable()
 export class AdminGuard implements CanActivate {
-  private readonly expected: Buffer;
+  private readonly token: BearerSecret;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly failures: AuthFailureLimiter,
+  ) {
+    this.token = new BearerSecret(config.adminToken);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    const address = request.ip ?? 'unknown';
+    await this.failures.refuseIfBlocked(address);
+    if (this.token.matches(request.headers.authorization)) return true;
+    await this.failures.record(address);
+    throw new DomainError('unauthorized', 'invalid_admin_token', 'Missing or wrong admin token');
+  }
+}
+
+/** `/metrics`: open unless METRICS_TOKEN is set, then that bearer token. */
+@Injectable()
+export class MetricsGuard implements CanActivate {
+  private readonly token: BearerSecret | null;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.expected = createHash('sha256').update(config.adminToken).digest();
+    this.token = config.metricsToken === null ? null : new BearerSecret(config.metricsToken);
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const given = createHash('sha256').update(bearer(context.switchToHttp().getRequest<Request>())).digest();
-    if (!timingSafeEqual(given, this.expected)) throw new DomainError('unauthorized', 'invalid_admin_token', 'Missing or wrong admin token');
-    return true;
+    if (!this.token || this.token.matches(context.switchToHttp().getRequest<Request>().headers.authorization)) return true;
+    throw new DomainError('unauthorized', 'invalid_metrics_token', 'Missing or wrong metrics token');
   }
 }
 

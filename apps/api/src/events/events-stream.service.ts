@@ -71,7 +71,7 @@ export class EventStreamsService {
 
     res.status(200);
     res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-    res.setHeader('cache-control', 'no-cache, no-transform');
+    res.setHeader('cache-control', 'no-store, no-transform');
     // Nginx and similar proxies buffer responses unless told not to.
     res.setHeader('x-accel-buffering', 'no');
     // One stream per connection: once it ends (a drain) the socket closes rather than idle in keep-alive, holding the drain up.

@@ -18,7 +18,7 @@ export const PROBLEM_CODES = [
   'invalid_log', 'empty_import', 'not_a_session_export', 'unsupported_version', 'unknown_line_kind', 'line_too_long', 'missing_events',
   'chunk_out_of_order', 'chunk_too_large', 'unexpected_chunk', 'duplicate_output', 'output_mismatch', 'output_size_mismatch', 'output_cut_short',
   // 401, 403.
-  'invalid_api_key', 'invalid_admin_token', 'tenant_suspended',
+  'invalid_api_key', 'invalid_admin_token', 'invalid_metrics_token', 'tenant_suspended',
   // 404.
   'route_not_found', 'session_not_found', 'tenant_not_found', 'api_key_not_found', 'output_ref_not_found', 'pin_not_found',
   // 408, 409.
