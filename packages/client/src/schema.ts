@@ -45,7 +45,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format) */
+        /**
+         * Prometheus metrics (text exposition format)
+         * @description Open unless the deployment sets METRICS_TOKEN; then `Authorization: Bearer <METRICS_TOKEN>` is required (401 `invalid_metrics_token` otherwise).
+         */
         get: operations["metrics_scrape"];
         put?: never;
         post?: never;
@@ -1730,7 +1733,7 @@ export interface components {
              * @example version_conflict
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
+            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
             /**
              * @description What went wrong, for a person
              * @example expectedSeq 3 does not match the head 5
@@ -1819,6 +1822,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
