@@ -1,17 +1,22 @@
 import { Client, expectProblem } from './support/client';
 import { ADMIN_TOKEN, REDIS_URL } from './support/env';
-import { exited, freePort, startProcess, startService, TestService } from './support/service';
+import { exited, freePort, ProcessHandle, startProcess, startService, TestService } from './support/service';
 
 /** The admin API is guarded like tenant keys: failed tokens from one address are limited. */
 describe('admin access', () => {
   let service: TestService;
   let client: Client;
+  // A build that accepted the short token would keep serving: ended in afterAll either way.
+  let production: ProcessHandle | undefined;
 
   beforeAll(async () => {
     service = await startService({ worker: false });
     client = new Client(service.baseUrl);
   });
-  afterAll(() => service?.stop());
+  afterAll(async () => {
+    await production?.kill();
+    await service?.stop();
+  });
 
   it('answers 429 with Retry-After after AUTH_FAILURE_LIMIT wrong admin tokens from one address, even to the right token', async () => {
     const statuses: number[] = [];
@@ -38,6 +43,7 @@ describe('admin access', () => {
       PORT: String(await freePort()),
       REDIS_URL,
     });
+    production = api;
     await exited(api.child);
     expect(api.child.exitCode).toBe(1);
     const lines = api.output().split('\n').filter((line) => line.includes('ADMIN_TOKEN'));
