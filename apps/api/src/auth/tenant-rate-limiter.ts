@@ -57,6 +57,8 @@ interface Verdict {
  *   not empty; the overdraft blocks the tenant's bodies until it is paid
  *   back at the tenant's rate (429 `tenant_byte_rate_limited`), so uploads
  *   larger than one second's worth are possible and the average holds.
+ *   A streamed body is charged what was read of it once it is over (see
+ *   admit), never its declared length.
  *   Every answer carries the IETF draft's RateLimit-Policy and RateLimit
  *   headers; a refusal, Retry-After, and it is paced (see pace).
  * - How many pooled connections the tenant's transactions may hold at once
