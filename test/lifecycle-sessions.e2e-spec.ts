@@ -122,6 +122,26 @@ describe('lifecycle: session search and tenant administration', () => {
       expectProblem(await client.request('GET', `/v1/sessions?title=${encodeURIComponent('a\u0000')}`, { key }), 400, 'invalid_search');
     });
 
+    it('bounds a metadata filter like a body: depth, size and key count answer 400 invalid_filter naming the limit', async () => {
+      // 5,000 levels, brackets unescaped so the URL stays under Node's header limit; once a 500 from a stack overflow.
+      const bomb = `{"a":${'['.repeat(4999)}${']'.repeat(4999)}}`;
+      const refusals = {
+        maxBytes: bomb,
+        maxDepth: JSON.stringify({ a: { b: { c: { d: { e: { f: { g: { h: { i: 1 } } } } } } } } }),
+        maxKeys: JSON.stringify({ tags: Array.from({ length: 64 }, (_, i) => `t${i}`) }),
+      };
+      for (const [limit, filter] of Object.entries(refusals)) {
+        const res = await client.request('GET', `/v1/sessions?metadata=${limit === 'maxBytes' ? filter : encodeURIComponent(filter)}`, { key });
+        expectProblem(res, 400, 'invalid_filter');
+        expect({ limit, details: res.body.limit }).toEqual({ limit, details: limit });
+        expect(res.body.detail).toMatch(/^metadata /);
+      }
+      expectProblem(await client.request('GET', `/v1/sessions?metadata=${encodeURIComponent(JSON.stringify({ p: 'x'.repeat(9000) }))}`, { key }), 400, 'invalid_filter');
+      // Within the limits, a filter still matches.
+      expect(await searchAll(key, { metadata: JSON.stringify({ project: 'atlas', team: { name: 'core' } }) })).toEqual(['s1']);
+      expect(await searchAll(key, { metadata: JSON.stringify({ a: { b: { c: { d: { e: { f: { g: { h: 1 } } } } } } } }) })).toEqual([]);
+    });
+
     it('a metadata search reads the (tenant_id, metadata) GIN index, as the app role in a tenant transaction', async () => {
       const { tenantId } = await client.createTenant('many');
       await owner.query(

@@ -1,7 +1,31 @@
+import { request as httpRequest } from 'node:http';
 import { ADMIN_TOKEN } from '../support/env';
 import { Client, expectProblem, userMessage } from '../support/client';
 import { connectAs } from '../support/database';
 import { startService, TestService } from '../support/service';
+
+/**
+ * A request declaring a Content-Length of about a terabyte that sends `sent` bytes and then waits for
+ * the answer (or the connection's end); node:http, since fetch will not send fewer bytes than declared.
+ */
+function lyingRequest(baseUrl: string, path: string, key: string, contentType: string, sent: number) {
+  return new Promise<{ status?: number; code?: string; error?: string }>((resolve) => {
+    const req = httpRequest(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': contentType, 'content-length': '999999999999' },
+    });
+    req.on('response', (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => {
+        req.destroy();
+        resolve({ status: res.statusCode, code: JSON.parse(Buffer.concat(parts).toString()).code });
+      });
+    });
+    req.on('error', (error) => resolve({ error: error.message }));
+    req.write(Buffer.alloc(sent, 'x'));
+  });
+}
 
 const toolUse = (callId: string, output: string, id: string) => [
   { id: `${id}-call`, type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId, name: 'bash', input: { cmd: 'run' } }] } } },
@@ -77,6 +101,36 @@ describe('faults: per-tenant limits and quotas', () => {
     await new Promise((r) => setTimeout(r, retryAfter * 1000 + 100));
     expect((await client.append(key, 's', { events: [userMessage('small', 'small')] })).status).toBe(201);
     expect((await client.allEvents(key, 's')).map((e) => e.id).slice(1)).toEqual(['big', 'small']);
+  });
+
+  it('a lying Content-Length is never charged: the tenant’s next append and upload go through, and a refusal costs at most one second', async () => {
+    const { key } = await client.createTenant('liar');
+    await client.createSession(key, { id: 's' });
+    // And a small byte rate, where what a refused request had read is charged, at most one second's worth.
+    const small = await client.createTenant('small-liar');
+    await client.createSession(small.key, { id: 's' });
+    await admin('PATCH', `/${small.tenantId}`, { limits: { bytesPerSecond: 1000 } });
+    // Each answer waits for the server to drop the rest of the body, so both run at once.
+    const [upload, refused] = await Promise.all([
+      lyingRequest(service.baseUrl, '/v1/sessions/s/tool-outputs', key, 'text/plain', 100),
+      lyingRequest(service.baseUrl, '/v1/sessions/s/tool-outputs', small.key, 'text/plain', 5000),
+    ]);
+    expect([upload.status, upload.code]).toEqual([413, 'tool_output_too_large']);
+    expect([refused.status, refused.code]).toEqual([413, 'tool_output_too_large']);
+
+    // The default byte rate: a declared terabyte once cost about four hours of 429s.
+    const append = await lyingRequest(service.baseUrl, '/v1/sessions/s/events', key, 'text/plain', 100);
+    expect(append.status).toBeGreaterThanOrEqual(400);
+    expect(append.status).not.toBe(429);
+    expect((await client.append(key, 's', { events: [userMessage('after the lie', 'after')] })).status).toBe(201);
+    const stored = await client.request('POST', '/v1/sessions/s/tool-outputs', { key, rawBody: 'line one\nline two\n', headers: { 'content-type': 'text/plain' } });
+    expect(stored.status).toBe(201);
+
+    const next = await client.append(small.key, 's', { events: [userMessage('after the lie', 'after')] });
+    if (next.status !== 201) {
+      expectProblem(next, 429, 'tenant_byte_rate_limited');
+      expect(Number(next.headers.get('retry-after'))).toBeLessThanOrEqual(2);
+    }
   });
 
   it('a tenant’s transactions hold at most its connections; beyond, a request waits, then gets 429, while other tenants go on', async () => {

@@ -1,4 +1,4 @@
-import { assertNoConstructorKeys, assertSafeJson, assertSafeString } from './json-inspection';
+import { assertNoConstructorKeys, assertSafeJson, assertSafeString, JSON_FILTER_LIMITS, parseJsonFilter } from './json-inspection';
 import { errorOf } from './testing/expect-domain-error';
 
 /** `depth` nested arrays around a leaf, built iteratively (a recursive builder would itself overflow). */
@@ -111,5 +111,46 @@ describe('assertSafeString', () => {
     const error = errorOf(() => assertSafeString('ab\u0000c\ud800', '$.x'));
     expect(error.code).toBe('nul_character');
     expect(error.details).toEqual({ path: '$.x', index: 2 });
+  });
+});
+
+describe('parseJsonFilter', () => {
+  it('returns an ordinary filter parsed, and text that is not JSON as it is', () => {
+    expect(parseJsonFilter('metadata', '{"project":"atlas","tags":["a","b"]}')).toEqual({ project: 'atlas', tags: ['a', 'b'] });
+    expect(parseJsonFilter('metadata', '{not-json')).toBe('{not-json');
+  });
+
+  it('accepts a filter at each limit', () => {
+    const atDepth = JSON.stringify(nestedObjects(JSON_FILTER_LIMITS.maxDepth));
+    const atKeys = JSON.stringify(Object.fromEntries(Array.from({ length: JSON_FILTER_LIMITS.maxKeys }, (_, i) => [`k${i}`, i])));
+    const atBytes = JSON.stringify({ k: 'x'.repeat(JSON_FILTER_LIMITS.maxBytes - 8) });
+    for (const text of [atDepth, atKeys, atBytes]) expect(() => parseJsonFilter('metadata', text)).not.toThrow();
+  });
+
+  it('refuses a filter nested 5,000 levels with invalid_filter naming the depth limit', () => {
+    // given 5,000 levels (10 KB: the size limit is lifted, so depth is what refuses it)
+    const text = '['.repeat(5000) + ']'.repeat(5000);
+    const error = errorOf(() => parseJsonFilter('metadata', text, { ...JSON_FILTER_LIMITS, maxBytes: 1_000_000 }));
+    expect([error.kind, error.code]).toEqual(['invalid', 'invalid_filter']);
+    expect(error.details).toEqual({ parameter: 'metadata', limit: 'maxDepth', maxDepth: JSON_FILTER_LIMITS.maxDepth });
+  });
+
+  it('refuses one level too deep, one key too many, and one byte too many', () => {
+    const tooDeep = JSON.stringify(nestedObjects(JSON_FILTER_LIMITS.maxDepth + 1));
+    const tooMany = JSON.stringify({ a: Array.from({ length: JSON_FILTER_LIMITS.maxKeys }, (_, i) => i) });
+    const tooLarge = JSON.stringify({ k: 'x'.repeat(JSON_FILTER_LIMITS.maxBytes - 7) });
+    expect(errorOf(() => parseJsonFilter('metadata', tooDeep)).details.limit).toBe('maxDepth');
+    expect(errorOf(() => parseJsonFilter('metadata', tooMany)).details.limit).toBe('maxKeys');
+    expect(errorOf(() => parseJsonFilter('metadata', tooLarge)).details.limit).toBe('maxBytes');
+  });
+
+  it('counts the size in UTF-8 bytes, not UTF-16 units', () => {
+    const text = JSON.stringify({ k: 'é'.repeat(JSON_FILTER_LIMITS.maxBytes / 2) });
+    expect(errorOf(() => parseJsonFilter('metadata', text)).details.limit).toBe('maxBytes');
+  });
+
+  it('refuses what a body refuses: NUL characters and "__proto__" keys', () => {
+    expect(errorOf(() => parseJsonFilter('metadata', '{"a":"x\\u0000"}')).code).toBe('nul_character');
+    expect(errorOf(() => parseJsonFilter('metadata', '{"__proto__":{"x":1}}')).code).toBe('prototype_key');
   });
 });

@@ -64,3 +64,46 @@ export function assertSafeString(text: string, path: string): void {
   const what = code === 'nul_character' ? 'a NUL character' : 'an unpaired UTF-16 surrogate';
   throw invalid(code, `${path} contains ${what} at index ${match.index}`, { path, index: match.index });
 }
+
+export interface JsonFilterLimits {
+  /** UTF-8 bytes of the JSON text. */
+  maxBytes: number;
+  maxDepth: number;
+  /** Object keys and array elements, all levels together. */
+  maxKeys: number;
+}
+
+/** A JSON filter in a query string (the sessions list's `metadata`): bounded like a body, since it reaches recursive code and the database. */
+export const JSON_FILTER_LIMITS: JsonFilterLimits = { maxBytes: 8 * 1024, maxDepth: 8, maxKeys: 64 };
+
+/**
+ * Parses a JSON query parameter within the limits, the size checked before
+ * parsing and the rest in one iterative pass; a refusal is 400
+ * `invalid_filter` naming the parameter and the limit. Text that is not JSON
+ * is returned as it is, for the parameter's own validation to refuse.
+ */
+export function parseJsonFilter(name: string, text: string, limits: JsonFilterLimits = JSON_FILTER_LIMITS): unknown {
+  const refuse = (limit: keyof JsonFilterLimits, what: string) =>
+    invalid('invalid_filter', `${name} ${what}`, { parameter: name, limit, [limit]: limits[limit] });
+  if (Buffer.byteLength(text, 'utf8') > limits.maxBytes) throw refuse('maxBytes', `exceeds ${limits.maxBytes} bytes`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  let keys = 0;
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= limits.maxDepth) throw refuse('maxDepth', `nests deeper than ${limits.maxDepth} levels`);
+    const children = Object.values(current);
+    keys += children.length;
+    if (keys > limits.maxKeys) throw refuse('maxKeys', `has more than ${limits.maxKeys} keys and array elements`);
+    for (const child of children) stack.push({ value: child, depth: depth + 1 });
+  }
+  // NUL, lone surrogates and "__proto__" keys, as in a body (the depth is already bounded).
+  assertSafeJson(value, { maxDepth: limits.maxDepth + 1 });
+  return value;
+}

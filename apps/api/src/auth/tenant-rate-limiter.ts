@@ -9,6 +9,10 @@ import { readTenantOverrides, readUsage, TenantOverrides } from '@app/event-stor
 import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 import { CacheInvalidation } from './cache-invalidation';
 import type { ParsedBodySize } from '../http/body-parsing';
+import type { StreamedBodySize } from '../http/request-body';
+
+/** A request with a body, read or not: a Content-Length above zero, or a chunked one. */
+const hasBody = (request: Request) => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
 
 /** One tenant's effective limits and quotas: the configured defaults with the admin API's overrides. */
 export interface TenantPolicy {
@@ -53,6 +57,8 @@ interface Verdict {
  *   not empty; the overdraft blocks the tenant's bodies until it is paid
  *   back at the tenant's rate (429 `tenant_byte_rate_limited`), so uploads
  *   larger than one second's worth are possible and the average holds.
+ *   A streamed body is charged what was read of it once it is over (see
+ *   admit), never its declared length.
  *   Every answer carries the IETF draft's RateLimit-Policy and RateLimit
  *   headers; a refusal, Retry-After, and it is paced (see pace).
  * - How many pooled connections the tenant's transactions may hold at once
@@ -104,16 +110,23 @@ export class TenantRateLimiter {
     this.invalidation.publish({ kind: 'tenant-policy', tenantId });
   }
 
-  /** Charges one request and its body against the tenant's buckets; throws 429 when either is used up. */
-  async admit(tenantId: string, request: Request & ParsedBodySize, response: Response): Promise<void> {
+  /**
+   * Charges one request and its body against the tenant's buckets; throws 429 when either is used up.
+   * A parsed body is charged its size; a body not read yet (a streamed upload) only needs the bucket
+   * not to be used up, and is charged what was received once the response is over: a declared
+   * Content-Length is a claim, and a lying one must not put the tenant in debt for hours.
+   */
+  async admit(tenantId: string, request: Request & ParsedBodySize & StreamedBodySize, response: Response): Promise<void> {
     const { limits } = await this.policyOf(tenantId);
-    const bytes = request.bodyBytes ?? Number(request.headers['content-length'] ?? 0);
+    const bytes = request.bodyBytes ?? 0;
+    const unread = request.bodyBytes === undefined && hasBody(request) && limits.bytesPerSecond > 0;
     // Both buckets in one round trip; a request refused by the first gets its body's bytes back from the second.
     const [requests, body] = await Promise.all([
       limits.requestsPerSecond > 0 ? this.takeRequest(tenantId, limits.requestsPerSecond) : undefined,
-      limits.bytesPerSecond > 0 && bytes > 0 ? this.takeBytes(tenantId, bytes, limits.bytesPerSecond) : undefined,
+      limits.bytesPerSecond > 0 && bytes > 0 ? this.takeBytes(tenantId, bytes, limits.bytesPerSecond) : unread ? this.peekBytes(tenantId, limits.bytesPerSecond) : undefined,
     ]);
-    if (requests?.refused && body && !body.refused) void this.bucket('bytes', limits.bytesPerSecond).reward(bucketKey(tenantId), bytes).catch(() => undefined);
+    if (requests?.refused && body && !body.refused && bytes > 0) void this.bucket('bytes', limits.bytesPerSecond).reward(bucketKey(tenantId), bytes).catch(() => undefined);
+    if (unread && !requests?.refused && !body?.refused) response.once('close', () => void this.chargeReceived(tenantId, request, response, limits.bytesPerSecond));
     const verdicts = (requests?.refused ? [requests] : [requests, body]).filter((v): v is Verdict => v !== undefined);
     const policy = [
       limits.requestsPerSecond > 0 ? `"requests";q=${limits.requestsPerSecond};w=1` : undefined,
@@ -198,6 +211,31 @@ export class TenantRateLimiter {
     const overdraft = state.consumedPoints - perSecond;
     const blocked = await bucket.block(bucketKey(tenantId), Math.ceil(overdraft / perSecond)).catch(() => state);
     return { ...verdict, state: blocked };
+  }
+
+  /** Whether the bucket has room left, taking nothing from it. */
+  private async peekBytes(tenantId: string, perSecond: number): Promise<Verdict | undefined> {
+    const state = await this.bucket('bytes', perSecond)
+      .get(bucketKey(tenantId))
+      .catch(() => null);
+    if (!(state instanceof RateLimiterRes)) return undefined;
+    return { bucket: 'bytes', quota: perSecond, state, refused: state.consumedPoints >= perSecond };
+  }
+
+  /**
+   * Charges a streamed body what the service read of it, any overdraft blocking the bucket until paid
+   * back. A request that did not succeed is charged at most one second's worth: its refusal must
+   * not cost the tenant more than its own reading did (discardRest reads more than the request's use).
+   */
+  private async chargeReceived(tenantId: string, request: StreamedBodySize, response: Response, perSecond: number): Promise<void> {
+    const received = request.receivedBytes ?? 0;
+    const succeeded = response.writableFinished && response.statusCode < 400;
+    const bytes = succeeded ? received : Math.min(received, perSecond);
+    if (bytes <= 0) return;
+    const bucket = this.bucket('bytes', perSecond);
+    const state = await bucket.consume(bucketKey(tenantId), bytes).catch((rejection: unknown) => rejection);
+    if (!(state instanceof RateLimiterRes) || state.consumedPoints <= perSecond) return;
+    await bucket.block(bucketKey(tenantId), Math.ceil((state.consumedPoints - perSecond) / perSecond)).catch(() => undefined);
   }
 
   /** One limiter per bucket and rate; limiters of one bucket share its Redis counter, so a changed rate applies mid-second. */

@@ -16,6 +16,16 @@ export class BodyIdleTimeout extends Error {
   }
 }
 
+/** How many bytes of a streamed body the service has read so far (the tenant's byte budget is charged with it, not the declared length). */
+export interface StreamedBodySize {
+  receivedBytes?: number;
+}
+
+function noteReceived(req: Readable, bytes: number): void {
+  const sized = req as Readable & StreamedBodySize;
+  sized.receivedBytes = (sized.receivedBytes ?? 0) + bytes;
+}
+
 /**
  * The request body, piece by piece, with backpressure. Unlike `for await` on
  * the request itself, stopping early does not destroy the request (and with
@@ -27,6 +37,7 @@ export async function* bodyPieces(req: Readable, idleTimeoutMs?: number): AsyncG
   for (;;) {
     const piece: Buffer | null = req.read();
     if (piece !== null) {
+      noteReceived(req, piece.length);
       yield piece;
       continue;
     }
@@ -65,6 +76,7 @@ export function discardRest(req: Readable, maxBytes = DISCARD_LIMIT_BYTES, maxMs
     };
     const count = (piece: Buffer) => {
       seen += piece.length;
+      noteReceived(req, piece.length);
       if (seen > maxBytes) done();
     };
     const timer = setTimeout(done, maxMs);

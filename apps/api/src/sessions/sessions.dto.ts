@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsISO8601, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { ID_PATTERN } from '@app/domain';
+import { ID_PATTERN, JSON_FILTER_LIMITS, parseJsonFilter } from '@app/domain';
 import { schemaRef } from '../openapi/responses';
 
 export class CreateSessionDto {
@@ -41,15 +41,8 @@ export class ForkSessionDto {
   metadata?: Record<string, unknown>;
 }
 
-/** A JSON query parameter parsed; what is not JSON stays a string, which @IsObject then refuses (400). */
-function parseJson({ value }: { value: unknown }): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
+/** A JSON query parameter parsed within bounds; what is not JSON stays a string, which @IsObject then refuses (400). */
+const jsonFilter = (name: string) => ({ value }: { value: unknown }) => (typeof value === 'string' ? parseJsonFilter(name, value) : value);
 
 // An ISO 8601 date-time with its offset: without one, PostgreSQL would read it in the server's time zone.
 /** A query string's 'true' / 'false'; anything else stays as given and fails @IsBoolean. */
@@ -74,11 +67,13 @@ export class ListSessionsQuery {
   cursor?: string;
 
   @ApiPropertyOptional({
-    description: 'A JSON object the session metadata must contain (JSON containment, `@>`): nested objects match by their keys, arrays by their elements',
+    description:
+      'A JSON object the session metadata must contain (JSON containment, `@>`): nested objects match by their keys, arrays by their elements. ' +
+      `At most ${JSON_FILTER_LIMITS.maxBytes} bytes, ${JSON_FILTER_LIMITS.maxDepth} levels of nesting and ${JSON_FILTER_LIMITS.maxKeys} keys and array elements in all; beyond, 400 \`invalid_filter\``,
     type: 'string',
     example: '{"project":"atlas"}',
   })
-  @IsOptional() @Transform(parseJson) @IsObject({ message: 'metadata must be a JSON object' })
+  @IsOptional() @Transform(jsonFilter('metadata')) @IsObject({ message: 'metadata must be a JSON object' })
   metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'A case-insensitive substring of metadata.title', example: 'refactor' })
