@@ -1,5 +1,5 @@
 import { CODEX_SUMMARY_PREFIX, COMPACTED_CONTEXT_MARKER, OPENCODE_MARKER_TEXT, PREVIOUS_SUMMARY_MARKER } from '@app/domain';
-import { Agent, agentSession, turnEvents } from './support/agent-script';
+import { Agent, agentSession, step, turnEvents } from './support/agent-script';
 import { Client } from './support/client';
 import { freePort, startProcess, startService, TestService, waitFor } from './support/service';
 
@@ -277,10 +277,16 @@ describe('compaction with the heuristic summarizer', () => {
     });
 
     it('a late step.finished (measured before the pivot, appended after it) starts no second compaction; a step tied to the new context counts', async () => {
-      // The marker opens on the turn's step (not one step early, on its messages), so that step precedes the pivot
-      // whatever the worker's speed, and the client's next step without contextSeq is one it sent before the pivot.
-      const agent = await agentSession(client, key, 'late-step', { compaction: { anticipateGrowth: false } });
-      const { markerSeq } = await agent.untilMarker();
+      const agent = await agentSession(client, key, 'late-step');
+      // Each turn and its step in one batch: the step precedes any marker and so the pivot, whatever the worker's
+      // speed, and the client's next step without contextSeq is one it sent before the pivot.
+      let markerSeq = 0;
+      for (let turn = 1; markerSeq === 0 && turn <= 40; turn++) {
+        const { tokens } = await agent.context();
+        const appended = await agent.append([...turnEvents('late-step', turn), step(tokens.estimated + 2_500)]);
+        markerSeq = appended.compaction?.pendingMarkerSeq ?? 0;
+      }
+      expect(markerSeq).toBeGreaterThan(0);
       const entry = await agent.settled(markerSeq);
       const pivoted = await agent.context();
       expect(pivoted.pivotSeq).toBe(entry.completedSeq);
