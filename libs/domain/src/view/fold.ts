@@ -20,7 +20,7 @@ export interface WindowFold {
   rewrites: EntryRewrite[];
 }
 
-/** An entry a prune or an archive rewrote: the tokens it had before (its stored estimate, or the approximation of the original). */
+/** An entry with a stored estimate that a prune or an archive rewrote, and that estimate. */
 export interface EntryRewrite {
   /** The rewritten entry's seq. */
   seq: number;
