@@ -227,6 +227,21 @@ describe('session export and import', () => {
     };
     const cutAt = () => lines.findIndex((l, i) => i > 3 && kindAt(l) === 'event');
     const firstCiting = (body: string[]) => body.findIndex((l) => l.includes('"outputRef"')) + 1;
+    /** `lines` with the first event `pick` chooses rewritten by `edit`. */
+    const editFirst = (pick: (event: any) => boolean, edit: (event: any) => void) => () => {
+      let done = false;
+      return lines.map((l) => {
+        const value = JSON.parse(l);
+        if (done || value.kind !== 'event' || !pick(value)) return l;
+        done = true;
+        edit(value);
+        return JSON.stringify(value);
+      });
+    };
+    const messageOf = (role: string) => (event: any) => event.type === 'message.added' && event.data.message.role === role;
+    const storedResult = (event: any) => event.type === 'message.added' && event.data.message.parts.some((p: any) => p.outputRef);
+    const withOutputFrom = (outputFrom: unknown) => editFirst(storedResult, (event) => (event.data.message.parts.find((p: any) => p.outputRef).outputFrom = outputFrom));
+    const lineWith = (text: string) => (body: string[]) => body.findIndex((l) => l.includes(text)) + 1;
     // [what, body lines, code, line named]
     const cases: Array<[string, () => string[], string, (body: string[]) => number]> = [
       ['a truncated line', () => [...lines.slice(0, 6), lines[6].slice(0, 40)], 'invalid_json', () => 7],
@@ -249,6 +264,24 @@ describe('session export and import', () => {
         'output_mismatch',
         () => refLine() + 1,
       ],
+      // Byte ranges of a stored output are the service's to write: a reader would rebuild whatever they say.
+      ['a tool result carrying outputFrom ranges far beyond its output', withOutputFrom([[0, 1e12]]), 'unknown_field', lineWith('"outputFrom"')],
+      ['a tool result carrying outputFrom reversed', withOutputFrom([[9, 2]]), 'unknown_field', lineWith('"outputFrom"')],
+      ['a tool result carrying outputFrom false', withOutputFrom(false), 'unknown_field', lineWith('"outputFrom"')],
+      // The parts an append refuses, refused in an import too.
+      ['a text part whose text is a number', editFirst(messageOf('user'), (e) => (e.data.message.parts = [{ type: 'text', text: 42 }])), 'invalid_field', lineWith('"text":42')],
+      [
+        'a reasoning part whose text is an object',
+        editFirst(messageOf('assistant'), (e) => (e.data.message.parts = [{ type: 'reasoning', text: { a: 1 } }])),
+        'invalid_field',
+        lineWith('"text":{"a":1}'),
+      ],
+      [
+        'a file part without mediaType',
+        editFirst(messageOf('user'), (e) => (e.data.message.parts = [{ type: 'file', url: 'https://example.com/no-media-type.png' }])),
+        'invalid_field',
+        lineWith('no-media-type'),
+      ],
     ];
 
     it.each(cases)('%s', async (_what, bodyLines, code, lineOf) => {
@@ -268,19 +301,57 @@ describe('session export and import', () => {
     const event = (seq: number, type: string, data: unknown) =>
       JSON.stringify({ kind: 'event', seq, id: `svc-${seq}`, type, data, createdAt: new Date().toISOString() });
     const withHead = (head: string, headSeq: number) => JSON.stringify({ ...JSON.parse(head), session: { ...JSON.parse(head).session, headSeq } });
-    it.each([
-      ['a pin without its text', () => [withHead(header(), 2), created(), event(2, 'pin.added', {})]],
-      ['a prune record without its calls, hidden from the head by a later pivot', () => [
-        withHead(header(), 4),
-        created(),
-        event(2, 'tool_outputs.pruned', {}),
-        event(3, 'compaction.requested', { reason: 'manual' }),
-        event(4, 'compaction.completed', { markerSeq: 3, coveredThroughSeq: 3, prefix: [], summary: 'done' }),
-      ]],
-    ])('a malformed service event (%s) is 400 invalid_log, and leaves nothing', async (_what, bodyLines) => {
+    const marker = (seq: number) => event(seq, 'compaction.requested', { auto: false, reason: 'manual' });
+    const pivot = (seq: number, data: object) =>
+      event(seq, 'compaction.completed', {
+        summary: 'done',
+        prefix: [],
+        strategy: 'opencode',
+        model: 'gpt-4.1',
+        tokensBefore: 100,
+        tokensAfter: 10,
+        messagesCompacted: 1,
+        durationMs: 5,
+        ...data,
+      });
+    const userText = (seq: number, part: object) => event(seq, 'message.added', { message: { id: `m-${seq}`, role: 'user', parts: [part] } });
+    // [what, body lines, code, line named]
+    it.each<[string, () => string[], string, number]>([
+      ['a pin without its text', () => [withHead(header(), 2), created(), event(2, 'pin.added', {})], 'invalid_field', 3],
+      [
+        'a prune record without its calls, hidden from the head by a later pivot',
+        () => [withHead(header(), 4), created(), event(2, 'tool_outputs.pruned', {}), marker(3), pivot(4, { markerSeq: 3, coveredThroughSeq: 3 })],
+        'invalid_field',
+        3,
+      ],
+      [
+        'a malformed message hidden from the head by a forged pivot',
+        () => [withHead(header(), 4), created(), userText(2, { type: 'text' }), marker(3), pivot(4, { markerSeq: 3, coveredThroughSeq: 2 })],
+        'invalid_field',
+        3,
+      ],
+      [
+        'a pivot answering no compaction request',
+        () => [withHead(header(), 3), created(), userText(2, { type: 'text', text: 'hi' }), pivot(3, { markerSeq: 2, coveredThroughSeq: 2 })],
+        'invalid_log',
+        4,
+      ],
+      [
+        'a pivot carrying an overhead no provider count in the log holds',
+        () => [withHead(header(), 4), created(), userText(2, { type: 'text', text: 'hi' }), marker(3), pivot(4, { markerSeq: 3, coveredThroughSeq: 2, overhead: 5_000_000 })],
+        'invalid_log',
+        5,
+      ],
+      [
+        'a pivot carrying a pin the log never added',
+        () => [withHead(header(), 4), created(), userText(2, { type: 'text', text: 'hi' }), marker(3), pivot(4, { markerSeq: 3, coveredThroughSeq: 2, pins: [{ pinId: 'p', text: 'x', seq: 2 }] })],
+        'invalid_log',
+        5,
+      ],
+    ])('a service event checked against its log (%s) is a 400 naming the line, and leaves nothing', async (_what, bodyLines, code, line) => {
       const before = await rowCounts('bad-copy');
       const res = await importFrom(keyB, `${bodyLines().join('\n')}\n`, 'bad-copy');
-      expect({ status: res.status, code: res.body?.code }).toEqual({ status: 400, code: 'invalid_log' });
+      expect({ status: res.status, code: res.body?.code, line: res.body?.line }).toEqual({ status: 400, code, line });
       expect(await rowCounts('bad-copy')).toEqual(before);
       expect((await client.request('GET', '/v1/sessions/bad-copy', { key: keyB })).status).toBe(404);
     });

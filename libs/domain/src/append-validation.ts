@@ -1,20 +1,23 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { invalid } from './errors';
 import {
+  CompactionCompletedData,
   ContextOverflowedData,
   EVENT_TYPES,
   EventType,
   FilePart,
   Message,
+  MessageAddedData,
   NewEvent,
   Part,
   Role,
   ROLES,
   StepFinishedData,
   ToolResultPart,
+  ToolResultsArchivedData,
   TurnAbortedData,
 } from './events';
-import { ALLOWED_PARTS } from './schema/events.schema';
+import { ALLOWED_PARTS, dataName } from './schema/events.schema';
 import { createApiValidator } from './schema/validator';
 
 export { ID_PATTERN } from './schema/ids';
@@ -193,6 +196,39 @@ function normalizeEvent(raw: ClientEvent, newId: () => string): NewEvent {
 export function parseClientEvent(rawValue: unknown, path: string, newId: () => string): NewEvent {
   assertValid(validateNewEvent, rawValue, path);
   return normalizeEvent(rawValue as ClientEvent, newId);
+}
+
+/**
+ * Checks a message's parts against what its role may carry (ALLOWED_PARTS,
+ * as the append's schemas require): the stored Message schema admits any
+ * part in any role, the views do not (only the assistant calls tools).
+ */
+export function assertPartsAllowed(message: Pick<Message, 'role' | 'parts'>, path: string): void {
+  const allowed = ALLOWED_PARTS[message.role];
+  message.parts.forEach((part, i) => {
+    if (!allowed.includes(part.type)) {
+      throw invalid('invalid_part', `${path}.parts[${i}].type "${part.type}" is not allowed in a ${message.role} message`, {
+        path: `${path}.parts[${i}].type`,
+        allowed,
+      });
+    }
+  });
+}
+
+/**
+ * Validates an event's data as the service stores it (the published
+ * `<Type>Data` schemas, the ones GET .../events is described with), with the
+ * role rule for every message it carries. Imports run every line through it,
+ * and the event store every event the service writes itself, so nothing
+ * enters a log that a reader could not read.
+ */
+export function assertStoredEventData(type: EventType, data: unknown, path: string): void {
+  assertValid(validators.get(dataName(type)), data, path);
+  const messages: Array<[Message, string]> = [];
+  if (type === 'message.added') messages.push([(data as MessageAddedData).message, `${path}.message`]);
+  if (type === 'compaction.completed') (data as CompactionCompletedData).prefix.forEach((m, i) => messages.push([m, `${path}.prefix[${i}]`]));
+  if (type === 'tool_results.archived' && (data as ToolResultsArchivedData).digest) messages.push([(data as ToolResultsArchivedData).digest!, `${path}.digest`]);
+  for (const [message, at] of messages) assertPartsAllowed(message, at);
 }
 
 export interface AppendBatch {

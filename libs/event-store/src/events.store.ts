@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Tx } from '@app/database';
-import { EventType, NewEvent, StoredEvent } from '@app/domain';
+import { assertStoredEventData, CLIENT_EVENT_TYPES, EventType, NewEvent, StoredEvent } from '@app/domain';
 import type { SessionConfigs } from './sessions.store';
 import { withStoredOutputJson, withStoredOutputs } from './stored-outputs.store';
 
@@ -150,6 +150,8 @@ type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
  * parameters after $8..$10 are the head query's own.
  */
 function insertAtHead(head: string, sessionId: string, events: readonly EventRow[], headParams: unknown[]): [string, unknown[]] {
+  // Client events passed the append's schemas; what the service writes itself meets the same published ones, or is not written.
+  for (const [i, { event }] of events.entries()) if (!CLIENT_EVENT_TYPES.includes(event.type)) assertStoredEventData(event.type, event.data, `$[${i}].data`);
   const pivotIndex = events.map((e) => e.event.type).lastIndexOf('compaction.completed');
   const pivot = pivotIndex < 0 ? null : { offset: pivotIndex + 1, coveredThroughSeq: (events[pivotIndex].event.data as { coveredThroughSeq: number }).coveredThroughSeq };
   return [

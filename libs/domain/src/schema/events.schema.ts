@@ -255,7 +255,8 @@ const DATA: Record<EventType, JsonSchema> = {
 
 /** `message.added` → `MessageAdded` */
 const pascal = (type: string) => type.split(/[._]/).map((word) => `${word[0].toUpperCase()}${word.slice(1)}`).join('');
-const dataName = (type: EventType) => `${pascal(type)}Data`;
+/** The component name of a type's stored data (`message.added` → `MessageAddedData`). */
+export const dataName = (type: EventType) => `${pascal(type)}Data`;
 
 // ---- what a client appends
 

@@ -6,15 +6,18 @@ const REF = 'out_AAAAAAAAAAAAAAAAAAAAAA';
 const SHA = 'a'.repeat(64);
 const session = { id: 's1', model: 'gpt-4.1', system: null, config: {}, metadata: {}, headSeq: 3, createdAt: '2026-01-01T00:00:00.000Z' };
 const created = { seq: 1, id: 'session-created', type: 'session.created' as const, data: { model: 'gpt-4.1', config: {}, metadata: {} }, createdAt: session.createdAt };
-const call = { seq: 2, id: 'e2', type: 'message.added' as const, data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: 'c1', name: 'bash', input: {} }] } }, createdAt: session.createdAt };
+const call = { seq: 2, id: 'e2', type: 'message.added' as const, data: { message: { id: 'e2', role: 'assistant', parts: [{ type: 'tool_call', callId: 'c1', name: 'bash', input: {} }] } }, createdAt: session.createdAt };
 const result = (outputRef: object) => ({
   seq: 3,
   id: 'e3',
   type: 'message.added' as const,
-  data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', name: 'bash', output: 'view', outputRef }] } },
+  data: { message: { id: 'e3', role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', name: 'bash', output: 'view', outputRef }] } },
   createdAt: session.createdAt,
 });
 const json = (line: string) => JSON.parse(line);
+const marker = (seq: number) => ({ seq, id: `m${seq}`, type: 'compaction.requested' as const, data: { auto: false, reason: 'manual' }, createdAt: session.createdAt });
+const pivotData = { markerSeq: 3, coveredThroughSeq: 2, summary: 's', prefix: [], strategy: 'opencode', model: 'gpt-4.1', tokensBefore: 10, tokensAfter: 5, messagesCompacted: 1, durationMs: 1 };
+const pivot = (seq: number, data: object) => ({ seq, id: `p${seq}`, type: 'compaction.completed' as const, data: { ...pivotData, ...data }, createdAt: session.createdAt });
 
 /** Given the lines of an import, when the reader reads them all: what it returns, or the error it throws. */
 function read(lines: string[]) {
@@ -25,8 +28,24 @@ function read(lines: string[]) {
   return { steps, reader };
 }
 
+const REF_FIGURES = { id: REF, byte_size: 4, line_count: 1, sha256: SHA };
+
 describe('ImportReader', () => {
   const good = [sessionLine(session), eventLine(created), eventLine(call), outputLine({ ref: REF, byteSize: 4, lineCount: 1, sha256: SHA }), chunkLine(REF, 0, Buffer.from('ab\n').toString('base64')), chunkLine(REF, 3, 'eA=='), eventLine(result({ id: REF, byte_size: 4, line_count: 1, sha256: SHA }))];
+
+  /** `good` with the message at seq `seq` given another single part, or another role. */
+  const withPart = (seq: number, part: object) =>
+    good.map((line) => {
+      const value = json(line);
+      if (value.seq === seq) value.data.message.parts = [part];
+      return JSON.stringify(value);
+    });
+  const withRole = (seq: number, role: string) =>
+    good.map((line) => {
+      const value = json(line);
+      if (value.seq === seq) value.data.message.role = role;
+      return JSON.stringify(value);
+    });
 
   it('given an export in order, when read, then it yields the output, its chunks (the last one marked) and the events', () => {
     const { steps } = read(good);
@@ -35,8 +54,8 @@ describe('ImportReader', () => {
   });
 
   it('given a pivot, when read, then the reader reports it as the session pivot', () => {
-    const pivot = { seq: 3, id: 'cmp', type: 'compaction.completed' as const, data: { markerSeq: 2, coveredThroughSeq: 2, prefix: [] }, createdAt: session.createdAt };
-    expect(read([sessionLine(session), eventLine(created), eventLine(call), eventLine(pivot)]).reader.pivot).toEqual({ seq: 3, coveredThroughSeq: 2 });
+    const lines = [sessionLine({ ...session, headSeq: 4 }), eventLine(created), eventLine(call), eventLine(marker(3)), eventLine(pivot(4, {}))];
+    expect(read(lines).reader.pivot).toEqual({ seq: 4, coveredThroughSeq: 2 });
   });
 
   it.each([
@@ -48,6 +67,12 @@ describe('ImportReader', () => {
     ['a chunk beyond the declared size', [...good.slice(0, 5), chunkLine(REF, 3, 'eHk='), good[6]], 'output_size_mismatch'],
     ['a chunk out of order', [...good.slice(0, 4), chunkLine(REF, 1, 'eA==')], 'chunk_out_of_order'],
     ['events missing at the end', good.slice(0, 3), 'missing_events'],
+    // Fields only the service writes, and parts an append refuses (issue cases: outputFrom, a number as text...).
+    ['a tool result carrying outputFrom', withPart(3, { type: 'tool_result', callId: 'c1', name: 'bash', output: 'view', outputRef: REF_FIGURES, outputFrom: [[0, 4]] }), 'unknown_field'],
+    ['a text part whose text is a number', withPart(2, { type: 'text', text: 42 }), 'invalid_field'],
+    ['a reasoning part whose text is an object', withPart(2, { type: 'reasoning', text: { a: 1 } }), 'invalid_field'],
+    ['a file part without mediaType', withPart(2, { type: 'file', url: 'https://example.com/a.png' }), 'invalid_field'],
+    ['a tool call in a user message', withRole(2, 'user'), 'invalid_part'],
   ])('given %s, when read, then it is refused', (_what, lines, code) => {
     expect(errorOf(() => read(lines as string[])).code).toBe(code);
   });

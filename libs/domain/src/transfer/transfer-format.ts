@@ -1,6 +1,7 @@
-import { ID_PATTERN } from '../append-validation';
+import { assertStoredEventData, ID_PATTERN } from '../append-validation';
 import { invalid } from '../errors';
-import { EVENT_TYPES, EventType, NewEvent, Role, ROLES, ToolOutputRef } from '../events';
+import { EVENT_TYPES, EventType, NewEvent, ToolOutputRef } from '../events';
+import { ImportedEvent, ImportedLogCheck } from './imported-log';
 
 /**
  * The session export format (JSON Lines), version 1:
@@ -131,6 +132,7 @@ export class ImportReader {
   private readonly outputs = new Map<string, DeclaredOutput>();
   /** The latest compaction.completed: the imported session's pivot. */
   pivot: { seq: number; coveredThroughSeq: number } | null = null;
+  private readonly log = new ImportedLogCheck();
 
   header(value: unknown): ExportedSession {
     const raw = object(value, 'the first line');
@@ -236,31 +238,22 @@ export class ImportReader {
     if ((seq === 1) !== (type === 'session.created')) throw invalid('invalid_event', 'seq 1, and only seq 1, is session.created');
     const event: TransferEvent = { seq, id: id(raw.id, 'id'), type, data: object(raw.data, 'data'), createdAt: timestamp(raw.createdAt, 'createdAt') };
     if (type === 'session.created' && event.data.model !== this.session!.model) throw invalid('invalid_event', 'session.created names another model than the header');
-    if (type === 'message.added') this.checkMessage(event.data);
-    if (type === 'compaction.completed') {
-      const covered = count(event.data.coveredThroughSeq, 'data.coveredThroughSeq');
-      if (covered >= seq) throw invalid('invalid_event', 'data.coveredThroughSeq must be below the pivot');
-      this.pivot = { seq, coveredThroughSeq: covered };
-    }
+    // The published schema of the type's data, then the log's own rules: what every read relies on.
+    assertStoredEventData(type, event.data, 'data');
+    if (type === 'message.added') this.checkRefs(event.data);
+    this.log.check(event as unknown as ImportedEvent);
+    if (type === 'compaction.completed') this.pivot = { seq, coveredThroughSeq: event.data.coveredThroughSeq as number };
     this.lastSeq = seq;
     return event;
   }
 
-  /** The shape the view relies on, and every cited ref declared earlier with the same figures. */
-  private checkMessage(data: Json): void {
-    const message = object(data.message, 'data.message');
-    if (!ROLES.includes(message.role as Role)) throw invalid('invalid_event', `data.message.role must be one of ${ROLES.join(', ')}`);
-    if (!Array.isArray(message.parts) || message.parts.length === 0) throw invalid('invalid_event', 'data.message.parts must be a non-empty array');
-    message.parts.forEach((value, i) => {
-      const part = object(value, `data.message.parts[${i}]`);
-      text(part.type, `data.message.parts[${i}].type`);
-      if (part.type !== 'tool_call' && part.type !== 'tool_result') return;
-      id(part.callId, `data.message.parts[${i}].callId`);
-      // The ledger records every call's name.
-      if (part.type === 'tool_call') text(part.name, `data.message.parts[${i}].name`);
+  /** Every ref a tool result cites was declared earlier in the import, with the same figures. */
+  private checkRefs(data: Json): void {
+    const parts = (data.message as { parts: Json[] }).parts;
+    parts.forEach((part, i) => {
       if (part.type !== 'tool_result' || part.outputRef === undefined) return;
-      const ref = object(part.outputRef, `data.message.parts[${i}].outputRef`);
-      const declared = typeof ref.id === 'string' ? this.outputs.get(ref.id) : undefined;
+      const ref = part.outputRef as Json;
+      const declared = this.outputs.get(ref.id as string);
       if (!declared) {
         throw invalid('unknown_output_ref', `data.message.parts[${i}].outputRef ${JSON.stringify(ref.id)} is not a tool output given earlier in the import`);
       }
