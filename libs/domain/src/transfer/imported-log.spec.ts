@@ -20,6 +20,8 @@ const pivot = (seq: number, data: { markerSeq: number; coveredThroughSeq: number
     data: { summary: 's', prefix: [], strategy: 'opencode', model: 'm', tokensBefore: 1, tokensAfter: 1, messagesCompacted: 1, durationMs: 1, ...data },
   }) as ImportedEvent;
 
+const prefixMessage = (role: string, part: object) => ({ id: `p-${role}`, role, parts: [part] });
+
 /** Given a log, when checked in order: the code of its refusal (the test fails if none). */
 function refusal(events: ImportedEvent[]): string {
   const check = new ImportedLogCheck();
@@ -38,7 +40,11 @@ describe('ImportedLogCheck', () => {
     pinRemoved(8, 'p1'),
     { seq: 9, type: 'tool_outputs.pruned', data: { callIds: ['c1'], tokensFreed: 1, policy: {} } },
     marker(10),
-    pivot(11, { markerSeq: 10, coveredThroughSeq: 9 }),
+    pivot(11, {
+      markerSeq: 10,
+      coveredThroughSeq: 9,
+      prefix: [prefixMessage('assistant', { type: 'tool_call', callId: 'c1', name: 'bash', input: {} }), prefixMessage('tool', { type: 'tool_result', callId: 'c1', name: 'bash', output: 'ok' })],
+    }),
   ] as ImportedEvent[];
 
   it('given a log the service writes, when checked, then nothing is refused', () => {
@@ -54,6 +60,8 @@ describe('ImportedLogCheck', () => {
     ['a pivot with pins not in force at its cut', [pinAdded(2, 'p1'), marker(3), pivot(4, { markerSeq: 3, coveredThroughSeq: 3 })]],
     ['a pivot carrying a pin added after its cut', [marker(2), pinAdded(3, 'p1'), pivot(4, { markerSeq: 2, coveredThroughSeq: 2, pins: [{ pinId: 'p1', text: 'text of p1', seq: 3 }] })]],
     ['a pivot whose overhead exceeds every provider count', [step(2, 100), marker(3), pivot(4, { markerSeq: 3, coveredThroughSeq: 3, overhead: 1_000_000 })]],
+    ['a pivot whose prefix holds a lone tool result', [marker(2), pivot(3, { markerSeq: 2, coveredThroughSeq: 1, prefix: [prefixMessage('tool', { type: 'tool_result', callId: 'c9', name: 'bash', output: 'x' })] })]],
+    ['a pivot whose prefix holds an unanswered tool call', [marker(2), pivot(3, { markerSeq: 2, coveredThroughSeq: 1, prefix: [prefixMessage('assistant', { type: 'tool_call', callId: 'c9', name: 'bash', input: {} })] })]],
     ['a failure of no marker', [{ seq: 2, type: 'compaction.failed', data: { markerSeq: 1, attempt: 1, error: 'e', fallback: 'none' } } as ImportedEvent]],
     ['a prune of an unanswered call', [call(2, 'c1'), { seq: 3, type: 'tool_outputs.pruned', data: { callIds: ['c1'], tokensFreed: 1, policy: {} } } as ImportedEvent]],
     ['an archive of an unknown call', [{ seq: 2, type: 'tool_results.archived', data: { callIds: ['nope'], digest: null } } as ImportedEvent]],

@@ -1,5 +1,5 @@
 import { invalid } from '../errors';
-import type { CompactionCompletedData, EventDataByType, EventType, Pin, StoredEvent } from '../events';
+import type { CompactionCompletedData, EventDataByType, EventType, Message, Pin, StoredEvent } from '../events';
 import { foldPins } from '../pins/pins';
 import { usageTotal } from '../view/tokens';
 
@@ -12,6 +12,18 @@ const logError = (message: string, details?: Record<string, unknown>) => invalid
 const samePins = (a: readonly Pin[], b: readonly Pin[]) =>
   a.length === b.length && a.every((pin, i) => pin.pinId === b[i].pinId && pin.text === b[i].text && pin.seq === b[i].seq);
 
+/** A prefix carries tool calls only as pairs, each result right after its call's message (protected tools): a provider refuses anything else. */
+function assertPairedCalls(prefix: readonly Message[]): void {
+  let open = new Set<string>();
+  for (const message of prefix) {
+    const results = message.parts.flatMap((part) => (part.type === 'tool_result' ? [part.callId] : []));
+    if (results.some((callId) => !open.delete(callId))) throw logError('data.prefix holds a tool result that does not answer the call just before it');
+    if (open.size > 0) throw logError('data.prefix holds a tool call its next message does not answer');
+    open = new Set(message.parts.flatMap((part) => (part.type === 'tool_call' ? [part.callId] : [])));
+  }
+  if (open.size > 0) throw logError('data.prefix ends with an unanswered tool call');
+}
+
 /**
  * The records the service writes about a log, checked against the log they
  * claim to describe as an import reads it in seq order (each event's shape is
@@ -19,7 +31,8 @@ const samePins = (a: readonly Pin[], b: readonly Pin[]) =>
  * rules by which the service itself writes them.
  *
  * - A compaction.completed answers a compaction.requested before it, later
- *   than the one the previous pivot answered; it covers at least what that
+ *   than the one the previous pivot answered; its prefix holds tool calls
+ *   only as answered pairs; it covers at least what that
  *   pivot covered and no further than its marker; it carries exactly the pins
  *   in force at its cut; the overhead it carries is part of a provider's count
  *   the log holds (no step: none).
@@ -89,6 +102,7 @@ export class ImportedLogCheck {
     if (coveredThroughSeq < from || coveredThroughSeq > markerSeq) {
       throw logError(`data.coveredThroughSeq ${coveredThroughSeq} must lie between the previous pivot's ${from} and the marker ${markerSeq}`);
     }
+    assertPairedCalls(data.prefix);
     // The cut only moves forward, so the pin events up to it fold in once each.
     let folded = this.pinEventsFolded;
     while (folded < this.pinEvents.length && this.pinEvents[folded].seq <= coveredThroughSeq) folded++;
