@@ -24,6 +24,7 @@ import { EventsService } from './events/events.service';
 import { EventsStreamController } from './events/events-stream.controller';
 import { SessionHeads } from './events/events-stream.heads';
 import { EventStreamsService } from './events/events-stream.service';
+import { StreamAccess } from './events/stream-access';
 import { HealthController } from './health/health.controller';
 import { InspectorModule } from './inspector/inspector.module';
 import { Metrics } from './metrics/metrics';
@@ -54,7 +55,7 @@ export class ApiModule {
         PruneSession, PruneScheduler, PruneService,
         PinsService,
         TransferService,
-        ChannelSubscriber, SessionHeads, EventStreamsService,
+        ChannelSubscriber, SessionHeads, StreamAccess, EventStreamsService,
         Metrics,
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },
       ],

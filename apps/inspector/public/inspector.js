@@ -355,13 +355,15 @@ function updateHead() {
 // so the page reads the stream with fetch. A hidden tab holds no stream; shown
 // again, it reopens from the last seq, so nothing is missed or repeated. A
 // dropped stream reconnects with backoff; a stream refused for good (404: no
-// stream here, 429: the tenant's streams are all taken, or not an event
-// stream) leaves the open session on polling.
+// stream here, 409: the session is archived, 429: the tenant's streams are
+// all taken, or not an event stream) leaves the open session on polling. A
+// stream that ends with an `end` event (access ended) reconnects like a
+// dropped one, and the reconnection's refusal says why.
 
 const RETRY_MS = 1000;
 const RETRY_MAX_MS = 30_000;
 /** Statuses that mean no stream for this session view: poll instead. */
-const NO_STREAM = new Set([404, 429]);
+const NO_STREAM = new Set([404, 409, 429]);
 
 /** Starts following the session as the tab allows: nothing while hidden. @param {OpenSession} session */
 function startLive(session) {
@@ -414,7 +416,10 @@ async function openStream(session) {
       if (done || session.stream !== controller) break;
       // Anything from the server, a heartbeat included, shows the stream healthy again.
       session.failures = 0;
-      received(session, parse(decoder.decode(value, { stream: true })).map((data) => /** @type {StoredEvent} */ (JSON.parse(data))));
+      const messages = parse(decoder.decode(value, { stream: true }));
+      const end = messages.find((m) => m.event === 'end');
+      received(session, messages.filter((m) => m.event !== 'end').map((m) => /** @type {StoredEvent} */ (JSON.parse(m.data))));
+      if (end) throw new Error(`the stream ended: ${JSON.parse(end.data).reason}`);
     }
     throw new Error('the stream ended');
   } catch (error) {
@@ -437,18 +442,19 @@ async function openStream(session) {
 
 /**
  * A Server-Sent Events parser: feed it decoded text as it arrives, in chunks
- * cut anywhere; it returns the data of each message the text completed (data
- * lines joined with "\n"). Lines end in CRLF, LF or CR; comment lines (the
- * heartbeat) and the other fields are skipped: `id:` and `event:` repeat the
- * event's seq and type, which its data carries.
- * @returns {(text: string) => string[]}
+ * cut anywhere; it returns the event name and data of each message the text
+ * completed (data lines joined with "\n"). Lines end in CRLF, LF or CR;
+ * comment lines (the heartbeat) and `id:` are skipped: `id:` repeats the
+ * event's seq, which its data carries.
+ * @returns {(text: string) => Array<{ event: string, data: string }>}
  */
 function sseParser() {
   let buffer = '';
+  let event = '';
   /** @type {string[]} */
   let data = [];
   return (text) => {
-    /** @type {string[]} */
+    /** @type {Array<{ event: string, data: string }>} */
     const messages = [];
     buffer += text;
     const eol = /\r\n|\r|\n/g;
@@ -459,11 +465,15 @@ function sseParser() {
       const line = buffer.slice(start, m.index);
       start = eol.lastIndex;
       if (line === '') {
-        if (data.length > 0) messages.push(data.join('\n'));
+        if (data.length > 0) messages.push({ event, data: data.join('\n') });
+        event = '';
         data = [];
       } else if (line === 'data' || line.startsWith('data:')) {
         const value = line.slice(5);
         data.push(value.startsWith(' ') ? value.slice(1) : value);
+      } else if (line.startsWith('event:')) {
+        const value = line.slice(6);
+        event = value.startsWith(' ') ? value.slice(1) : value;
       }
     }
     buffer = buffer.slice(start);

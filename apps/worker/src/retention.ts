@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState } from '@app/database';
 import { expiredSessions, idleCutoff, SessionRetentionPolicy } from '@app/domain';
 import { archiveSessions, lockIdleSessions, tenantsWithRetention } from '@app/event-store';
 import { deleteSessionWithOutputs } from '@app/maintenance';
+import { PRODUCER_REDIS, publishInvalidation, RedisClient } from '@app/queue';
 import { WorkerMetrics } from './worker-metrics';
 
 /**
@@ -45,7 +47,9 @@ export interface RetentionReport {
  * never act twice on a session, and one being appended to is left for the
  * next run; every statement is idempotent anyway (archiving keeps the first
  * time, a deleted session is gone). Deletes take the API's delete path,
- * tool outputs included; a content it skips is the collector's.
+ * tool outputs included; a content it skips is the collector's. Each
+ * committed batch tells the API replicas, whose live streams on those
+ * sessions end (their cache-invalidation channel).
  */
 @Injectable()
 export class SessionRetention {
@@ -55,6 +59,8 @@ export class SessionRetention {
     private readonly db: Database,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: WorkerMetrics,
+    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** One run over every tenant with a setting; an aborted run stops between batches, the next one goes on. */
@@ -90,15 +96,16 @@ export class SessionRetention {
         const idle = await lockIdleSessions(tx, { cutoff, includeArchived: policy.action === 'delete', afterSessionId, limit: BATCH });
         const decision = expiredSessions(now, policy, idle);
         const archived = await archiveSessions(tx, decision.archive, now);
-        let deleted = 0;
-        for (const sessionId of decision.delete) if (await deleteSessionWithOutputs(tx, sessionId)) deleted += 1;
-        return { seen: idle.length, last: idle[idle.length - 1]?.sessionId, archived, deleted };
+        const deleted: string[] = [];
+        for (const sessionId of decision.delete) if (await deleteSessionWithOutputs(tx, sessionId)) deleted.push(sessionId);
+        return { seen: idle.length, last: idle[idle.length - 1]?.sessionId, archived, deleted, retired: [...decision.archive, ...deleted] };
       }));
+      if (batch.retired.length > 0) publishInvalidation(this.redis, this.config.redis.namespace, { kind: 'sessions', tenantId, sessionIds: batch.retired });
       // Counted once committed.
       this.metrics.observeRetired('archive', batch.archived);
-      this.metrics.observeRetired('delete', batch.deleted);
+      this.metrics.observeRetired('delete', batch.deleted.length);
       total.archived += batch.archived;
-      total.deleted += batch.deleted;
+      total.deleted += batch.deleted.length;
       if (batch.seen < BATCH) break;
       afterSessionId = batch.last!;
     }

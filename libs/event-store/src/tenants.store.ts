@@ -153,3 +153,30 @@ export async function readTenantOverrides(tx: Tx): Promise<TenantOverrides | und
 export async function updateTenantOverrides(tx: Tx, overrides: TenantOverrides): Promise<void> {
   await tx.query('UPDATE tenants SET limits = $1, quotas = $2 WHERE tenant_id = current_tenant()', [overrides.limits, overrides.quotas]);
 }
+
+/** What the live event streams of the tenant set for the transaction may still read; null when the tenant is gone. */
+export interface StreamAccessState {
+  suspended: boolean;
+  /** Of the key ids asked about, those not revoked. */
+  liveKeyIds: Set<string>;
+  /** Of the session ids asked about, those that exist: whether each is archived. */
+  archivedBySession: Map<string, boolean>;
+}
+
+export async function readStreamAccess(tx: Tx, keyIds: string[], sessionIds: string[]): Promise<StreamAccessState | null> {
+  const [row] = await tx.query(
+    `SELECT t.suspended_at IS NOT NULL AS suspended,
+            ARRAY(SELECT k.key_id::text FROM api_keys k
+                   WHERE k.tenant_id = current_tenant() AND k.key_id = ANY($1::uuid[]) AND k.revoked_at IS NULL) AS live_keys,
+            ARRAY(SELECT jsonb_build_array(s.session_id, s.archived_at IS NOT NULL) FROM sessions s
+                   WHERE s.tenant_id = current_tenant() AND s.session_id = ANY($2::text[])) AS sessions
+       FROM tenants t WHERE t.tenant_id = current_tenant()`,
+    [keyIds, sessionIds],
+  );
+  if (!row) return null;
+  return {
+    suspended: row.suspended,
+    liveKeyIds: new Set(row.live_keys),
+    archivedBySession: new Map((row.sessions as Array<[string, boolean]>).map(([sessionId, archived]) => [sessionId, archived])),
+  };
+}

@@ -7,3 +7,4 @@ export * from './queue-producer.module';
 export * from './queue-metrics';
 export * from './session-heads';
 export * from './channel-subscriber';
+export * from './invalidations';

@@ -181,7 +181,9 @@ export class SessionStoreClient {
    * connection, or the API restarting, is resumed with Last-Event-ID after a
    * backoff, with no event missed or repeated; after `retries` failed
    * reconnections in a row the error is thrown. Ends when `signal` aborts;
-   * a deleted session ends it with a 404 ProblemError.
+   * access that ended (the stream's final `end` event: the key revoked, the
+   * tenant suspended or deleted, the session deleted or archived) ends it
+   * with the ProblemError the service then answers (401, 403, 404, 409).
    */
   async *streamEvents(sessionId: string, options: StreamEventsOptions = {}): AsyncGenerator<StoredEvent> {
     const { signal } = options;
@@ -196,6 +198,8 @@ export class SessionStoreClient {
         });
         if (error !== undefined || !response.ok || !data) throw problemError(response, error);
         for await (const message of sseMessages(data)) {
+          // Access ended: the reconnection below is refused with the problem that says why.
+          if (message.event === 'end') break;
           const event: StoredEvent = JSON.parse(message.data);
           // The service never repeats one; the guard keeps "each event once" true whatever the transport replays.
           if (event.seq <= lastSeq) continue;

@@ -210,7 +210,7 @@ export interface paths {
         };
         /**
          * Live event stream (Server-Sent Events): every event after Last-Event-ID (or afterSeq), then each one as it is appended
-         * @description Each event is one message: `id:` its seq, `event:` its type, `data:` the event as GET .../events returns it. Reconnect with Last-Event-ID to resume with no event missed or repeated. A comment line every SSE_HEARTBEAT_MS keeps idle connections open. Beyond SSE_MAX_STREAMS_PER_TENANT open streams per API process: 429 too_many_streams with Retry-After. The stream ends when the session is deleted or the API process stops; reconnect.
+         * @description Each event is one message: `id:` its seq, `event:` its type, `data:` the event as GET .../events returns it. Reconnect with Last-Event-ID to resume with no event missed or repeated. A comment line every SSE_HEARTBEAT_MS keeps idle connections open. Beyond SSE_MAX_STREAMS_PER_TENANT open streams per API process: 429 too_many_streams with Retry-After; an archived session has no stream (409 session_archived). When access ends (the key revoked, the tenant suspended or deleted, the session deleted or archived) the stream sends a final `event: end` with `data: {"reason": "key_revoked" | "tenant_suspended" | "tenant_deleted" | "session_deleted" | "session_archived"}` (no `id:`) and closes: do not reconnect. When the API process stops it closes with no such event: reconnect with Last-Event-ID.
          */
         get: operations["eventsStream_stream"];
         put?: never;
@@ -3358,7 +3358,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An endless event stream: each `data:` line is one Event (the Event schema) as JSON */
+            /** @description An endless event stream: each `data:` line is one Event (the Event schema) as JSON, but the final `event: end` message's, which is `{"reason": …}` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3396,6 +3396,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

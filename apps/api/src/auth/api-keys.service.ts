@@ -4,8 +4,9 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { DomainError } from '@app/domain';
 import { findLiveApiKey } from '@app/event-store';
+import { Invalidation } from '@app/queue';
 import { AuthFailureLimiter } from './auth-failure-limiter';
-import { CacheInvalidation, Invalidation } from './cache-invalidation';
+import { CacheInvalidation } from './cache-invalidation';
 
 export interface Principal {
   tenantId: string;
@@ -92,7 +93,7 @@ export class ApiKeysService {
   }
 
   private drop(message: Invalidation): void {
-    if (message.kind === 'tenant-policy') return;
+    if (message.kind === 'tenant-policy' || message.kind === 'sessions') return;
     if (message.kind === 'all') return this.cache.clear();
     const matches = message.kind === 'api-key' ? (p: Principal) => p.keyId === message.keyId : (p: Principal) => p.tenantId === message.tenantId;
     for (const [k, v] of this.cache) if (matches(v)) this.cache.delete(k);

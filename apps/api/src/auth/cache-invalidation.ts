@@ -1,28 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { ChannelSubscriber, PRODUCER_REDIS, RedisClient } from '@app/queue';
-
-/** What every API replica drops from its caches. */
-export type Invalidation =
-  /** A revoked key. */
-  | { kind: 'api-key'; keyId: string }
-  /** A tenant suspended, reinstated or deleted: its keys. */
-  | { kind: 'tenant-keys'; tenantId: string }
-  /** A tenant's limits or quotas changed through the admin API. */
-  | { kind: 'tenant-policy'; tenantId: string }
-  /** Messages may have been missed (the subscription was down): everything. */
-  | { kind: 'all' };
-
-const KINDS = new Set<Invalidation['kind']>(['api-key', 'tenant-keys', 'tenant-policy', 'all']);
-
-function parse(text: string): Invalidation | null {
-  try {
-    const message = JSON.parse(text) as Invalidation;
-    return KINDS.has(message?.kind) ? message : null;
-  } catch {
-    return null;
-  }
-}
+import { ChannelSubscriber, Invalidation, invalidationsChannel, parseInvalidation, PRODUCER_REDIS, publishInvalidation, RedisClient } from '@app/queue';
 
 /**
  * Cache invalidation across API replicas over Redis pub/sub (classic
@@ -33,11 +11,12 @@ function parse(text: string): Invalidation | null {
  * subscription down) keeps a stale entry until the entry's own TTL
  * (API_KEY_CACHE_TTL_MS, the tenant policy's 5 s), which stays the bound;
  * a replica whose subscription comes back drops everything, since it cannot
- * know what it missed.
+ * know what it missed. The same messages end live event streams whose
+ * access went (StreamAccess).
  */
 @Injectable()
 export class CacheInvalidation {
-  private readonly channel: string;
+  private readonly namespace: string;
   private readonly handlers: Array<(message: Invalidation) => void> = [];
   private generation = 0;
 
@@ -46,11 +25,11 @@ export class CacheInvalidation {
     @Inject(PRODUCER_REDIS) private readonly publisher: RedisClient,
     subscriber: ChannelSubscriber,
   ) {
-    this.channel = `${config.redis.namespace}:cache-invalidation`;
+    this.namespace = config.redis.namespace;
     subscriber.listen(
-      this.channel,
+      invalidationsChannel(this.namespace),
       (text) => {
-        const message = parse(text);
+        const message = parseInvalidation(text);
         if (message) this.apply(message);
       },
       () => this.apply({ kind: 'all' }),
@@ -75,7 +54,7 @@ export class CacheInvalidation {
   /** Applies the change here at once and tells the other replicas; never throws. */
   publish(message: Invalidation): void {
     this.apply(message);
-    this.publisher.publish(this.channel, JSON.stringify(message)).catch(() => undefined);
+    publishInvalidation(this.publisher, this.namespace, message);
   }
 
   private apply(message: Invalidation): void {

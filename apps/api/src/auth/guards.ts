@@ -83,3 +83,10 @@ export const TenantId = createParamDecorator((_: unknown, context: ExecutionCont
   if (!principal) throw new DomainError('unauthorized', 'invalid_api_key', 'Not authenticated');
   return principal.tenantId;
 });
+
+/** The id of the authenticated API key. */
+export const ApiKeyId = createParamDecorator((_: unknown, context: ExecutionContext): string => {
+  const principal = context.switchToHttp().getRequest<AuthedRequest>().principal;
+  if (!principal) throw new DomainError('unauthorized', 'invalid_api_key', 'Not authenticated');
+  return principal.keyId;
+});

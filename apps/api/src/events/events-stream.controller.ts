@@ -4,7 +4,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { Response } from 'express';
 import { invalid } from '@app/domain';
-import { ApiKeyGuard, TenantId } from '../auth/guards';
+import { ApiKeyGuard, ApiKeyId, TenantId } from '../auth/guards';
 import { TENANT_KEY_SCHEME } from '../openapi/document';
 import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
 import { BodyResponse } from '../openapi/responses';
@@ -38,19 +38,23 @@ export class EventsStreamController {
     description:
       'Each event is one message: `id:` its seq, `event:` its type, `data:` the event as GET .../events returns it. Reconnect with ' +
       'Last-Event-ID to resume with no event missed or repeated. A comment line every SSE_HEARTBEAT_MS keeps idle connections open. ' +
-      'Beyond SSE_MAX_STREAMS_PER_TENANT open streams per API process: 429 too_many_streams with Retry-After. The stream ends when ' +
-      'the session is deleted or the API process stops; reconnect.',
+      'Beyond SSE_MAX_STREAMS_PER_TENANT open streams per API process: 429 too_many_streams with Retry-After; an archived session ' +
+      'has no stream (409 session_archived). When access ends (the key revoked, the tenant suspended or deleted, the session deleted ' +
+      'or archived) the stream sends a final `event: end` with `data: {"reason": "key_revoked" | "tenant_suspended" | ' +
+      '"tenant_deleted" | "session_deleted" | "session_archived"}` (no `id:`) and closes: do not reconnect. When the API process ' +
+      'stops it closes with no such event: reconnect with Last-Event-ID.',
   })
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The seq of the last event received' })
-  @BodyResponse(200, 'text/event-stream', 'An endless event stream: each `data:` line is one Event (the Event schema) as JSON')
-  @ProblemResponses(404)
+  @BodyResponse(200, 'text/event-stream', 'An endless event stream: each `data:` line is one Event (the Event schema) as JSON, but the final `event: end` message\'s, which is `{"reason": …}`')
+  @ProblemResponses(404, 409)
   async stream(
     @TenantId() tenantId: string,
+    @ApiKeyId() keyId: string,
     @Param('sessionId') sessionId: string,
     @Query() query: StreamEventsQuery,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
-    await this.streams.stream(tenantId, sessionId, parseLastEventId(lastEventId) ?? query.afterSeq ?? 0, res);
+    await this.streams.stream(tenantId, keyId, sessionId, parseLastEventId(lastEventId) ?? query.afterSeq ?? 0, res);
   }
 }

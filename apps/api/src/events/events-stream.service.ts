@@ -6,6 +6,7 @@ import { DomainError } from '@app/domain';
 import { requestLogFields } from '../http/request-logging';
 import { EventsService } from './events.service';
 import { SessionHeads } from './events-stream.heads';
+import { StreamAccess, StreamEndReason, WatchedStream } from './stream-access';
 
 /** What a client over the cap is told to wait: streams are long-lived, so a slot frees slowly. */
 const RETRY_AFTER_SECONDS = 5;
@@ -19,7 +20,9 @@ type Page = Awaited<ReturnType<EventsService['read']>>;
  * SessionHeads wakes it, and on every heartbeat as a safety net (a lost
  * message, Redis down), so a reconnect with Last-Event-ID neither misses
  * nor repeats an event. At most SSE_MAX_STREAMS_PER_TENANT per tenant in
- * this process; all of them end when the process starts to drain.
+ * this process; all of them end when the process starts to drain. When its
+ * access goes (StreamAccess) a stream ends with a final `end` event saying
+ * why, which a drain does not send: the client should not reconnect.
  */
 @Injectable()
 export class EventStreamsService {
@@ -31,15 +34,18 @@ export class EventStreamsService {
   constructor(
     private readonly events: EventsService,
     private readonly heads: SessionHeads,
+    private readonly access: StreamAccess,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Streams the session's log after `afterSeq` into `res` until the client
-   * goes, the session is deleted or the process drains. A 404 (unknown or
-   * another tenant's session) or 429 is thrown before any byte is written.
+   * Streams the session's log after `afterSeq` into `res`, for the API key
+   * `keyId`, until the client goes, its access goes or the process drains.
+   * A 404 (unknown or another tenant's session), 409 (archived session),
+   * 429, or the guard's answer to access that went while the stream opened,
+   * is thrown before any byte is written.
    */
-  async stream(tenantId: string, sessionId: string, afterSeq: number, res: Response): Promise<void> {
+  async stream(tenantId: string, keyId: string, sessionId: string, afterSeq: number, res: Response): Promise<void> {
     if (this.closing) throw new DomainError('unavailable', 'shutting_down', 'This API process is stopping; reconnect', { retryAfter: 1 });
     const { maxStreamsPerTenant, heartbeatMs } = this.config.sse;
     const held = this.perTenant.get(tenantId) ?? 0;
@@ -61,10 +67,37 @@ export class EventStreamsService {
     /** The newest head a wake-up announced: a lagging read replica is not trusted below it. */
     let minSeq = 0;
     const read = () => this.events.read(tenantId, sessionId, { afterSeq: lastSeq, minSeq });
+    /** Access checks under way (StreamAccess): no event is sent while any is. */
+    let holds = 0;
+    /** Set when access went before the response began. */
+    let endedEarly: StreamEndReason | null = null;
+    let finish = (reason: StreamEndReason) => {
+      endedEarly ??= reason;
+    };
+    let resume: () => void = () => undefined;
+    const watched: WatchedStream = {
+      tenantId,
+      keyId,
+      sessionId,
+      hold: () => {
+        holds += 1;
+      },
+      settle: (reason) => {
+        holds -= 1;
+        if (reason) finish(reason);
+        else if (holds === 0) resume();
+      },
+    };
+    // Watched before access is read: a change after the read reaches the watch, one before it shows in the read.
+    const unwatch = this.access.watch(watched);
     let first: Page;
     try {
-      first = await read();
+      const [page, reason] = await Promise.all([read(), this.access.reasonToEnd(tenantId, keyId, sessionId)]);
+      const gone = reason ?? endedEarly;
+      if (gone) throw this.access.refusal(gone, sessionId);
+      first = page;
     } catch (error) {
+      unwatch();
       release();
       throw error;
     }
@@ -83,13 +116,16 @@ export class EventStreamsService {
     const end = () => {
       if (open()) res.end();
     };
+    finish = (reason) => {
+      if (open()) res.end(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+    };
     const write = async (text: string) => {
       if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
     };
     /** Sends a page; true when more of the log follows it. */
     const send = async (page: Page) => {
       for (const event of page.events) {
-        if (!open()) return false;
+        if (!open() || holds > 0) return false;
         await write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${event.json.join('')}\n\n`);
         lastSeq = event.seq;
       }
@@ -103,7 +139,7 @@ export class EventStreamsService {
     let reading: Promise<void> | null = null;
     let again = false;
     const pump = (run: () => Promise<void> = catchUp) => {
-      if (!open()) return;
+      if (!open() || holds > 0) return;
       if (reading) {
         again = true;
         return;
@@ -111,8 +147,13 @@ export class EventStreamsService {
       again = false;
       reading = run()
         .catch((error: unknown) => {
-          // Deleted meanwhile: nothing more will come. Anything else (PostgreSQL down): the next heartbeat retries.
-          if (error instanceof DomainError && error.kind === 'not_found') return end();
+          // Gone meanwhile (the session, or its tenant): nothing more will come. Anything else (PostgreSQL down): the next heartbeat retries.
+          if (error instanceof DomainError && error.kind === 'not_found') {
+            return this.access.reasonToEnd(tenantId, keyId, sessionId).then(
+              (reason) => finish(reason ?? 'session_deleted'),
+              () => finish('session_deleted'),
+            );
+          }
           this.logger.warn({
             ...requestLogFields(res.req),
             msg: `event stream of session ${sessionId}: read failed, retrying on the next heartbeat: ${error instanceof Error ? error.message : String(error)}`,
@@ -137,9 +178,11 @@ export class EventStreamsService {
       pump();
     }, heartbeatMs);
     this.ends.add(end);
+    resume = () => pump();
     res.once('close', () => {
       clearInterval(heartbeat);
       unlisten();
+      unwatch();
       this.ends.delete(end);
       release();
     });

@@ -22,6 +22,7 @@ import {
 } from '@app/event-store';
 import { JobName, OutboxRelay, sessionJobId } from '@app/queue';
 import { deleteSessionWithOutputs } from '@app/maintenance';
+import { CacheInvalidation } from '../auth/cache-invalidation';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { CreateSessionDto, ForkSessionDto, ListSessionsQuery, UpdateSessionDto } from './sessions.dto';
 import { ContextService, tokenFigures } from '../context/context.service';
@@ -53,6 +54,7 @@ export class SessionsService {
     private readonly db: Database,
     private readonly relay: OutboxRelay,
     private readonly contexts: ContextService,
+    private readonly invalidation: CacheInvalidation,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -135,6 +137,8 @@ export class SessionsService {
       if (config !== undefined) await this.changeConfig(tx, sessionId, config);
       if (archived === true && !(await setSessionArchived(tx, sessionId, true))) throw sessionNotFound(sessionId);
     });
+    // Nothing more is appended to an archived session: its live streams, on every replica, end.
+    if (archived === true) this.invalidation.publish({ kind: 'sessions', tenantId, sessionIds: [sessionId] });
     return this.get(tenantId, sessionId);
   }
 
@@ -187,5 +191,7 @@ export class SessionsService {
   async delete(tenantId: string, sessionId: string): Promise<void> {
     const deleted = await this.db.tenantTx(tenantId, (tx) => deleteSessionWithOutputs(tx, sessionId));
     if (!deleted) throw sessionNotFound(sessionId);
+    // Its live streams, on every replica, end.
+    this.invalidation.publish({ kind: 'sessions', tenantId, sessionIds: [sessionId] });
   }
 }
