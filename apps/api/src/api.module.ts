@@ -25,6 +25,8 @@ import { EventsStreamController } from './events/events-stream.controller';
 import { SessionHeads } from './events/events-stream.heads';
 import { EventStreamsService } from './events/events-stream.service';
 import { StreamAccess } from './events/stream-access';
+import { JsonBodyReader, ReadJsonBody } from './http/body-parsing';
+import { Draining } from './http/draining';
 import { HealthController } from './health/health.controller';
 import { InspectorModule } from './inspector/inspector.module';
 import { Metrics } from './metrics/metrics';
@@ -51,6 +53,7 @@ export class ApiModule {
       controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, TransferController],
       providers: [
         CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
+        JsonBodyReader, ReadJsonBody, Draining,
         ToolOutputsService,
         PruneSession, PruneScheduler, PruneService,
         PinsService,

@@ -22,9 +22,8 @@ import { timeRequests } from './metrics/request-timing';
 export async function createApiApp(config: AppConfig, logger: Logger): Promise<NestExpressApplication> {
   const adapter = new TimedExpressAdapter({ requestTimeoutMs: config.http.requestTimeoutMs, headersTimeoutMs: config.http.headersTimeoutMs });
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), adapter, {
+    // JSON bodies are read after authentication (JsonBodyReader), not by a middleware before it.
     bodyParser: false,
-    // Keeps each parsed body's bytes (req.rawBody) for the UTF-8 check in installBodyParsing.
-    rawBody: true,
     logger: new PinoNestLogger(logger),
   });
   app.disable('x-powered-by');
@@ -32,7 +31,7 @@ export async function createApiApp(config: AppConfig, logger: Logger): Promise<N
   app.use(securityHeaders());
   app.use(requestIdAndLog(logger));
   app.use(timeRequests(app.get(Metrics)));
-  installBodyParsing(app, config);
+  installBodyParsing(app);
   app.useGlobalFilters(new ProblemFilter(logger));
   app.useGlobalPipes(
     new SessionIdPipe(),

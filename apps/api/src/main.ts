@@ -7,6 +7,7 @@ import { createLogger } from '@app/logging';
 import { probeRedis, redisVariable } from '@app/queue';
 import { createApiApp } from './create-api-app';
 import { EventStreamsService } from './events/events-stream.service';
+import { Draining } from './http/draining';
 import { drainHttpApp } from './http/http-server';
 
 /*
@@ -38,7 +39,9 @@ void runProcess({
     await app.listen(config.http.port, config.http.host);
     logger.info({ host: config.http.host, port: config.http.port }, `session-store API listening on http://${config.http.host}:${config.http.port} (docs at /docs)`);
     return (deadline) => {
-      // Live event streams never finish on their own: end them now rather than hold the drain until they are cut.
+      // Long-polls (compactions {wait}, context?wait=) answer with what they have; live event streams never finish
+      // on their own: both end now rather than hold the drain until they are cut.
+      app.get(Draining).begin();
       app.get(EventStreamsService).endAll();
       return drainHttpApp(app, deadline);
     };

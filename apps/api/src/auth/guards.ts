@@ -1,7 +1,8 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig, BearerSecret } from '@app/config';
 import { DomainError } from '@app/domain';
+import { JsonBodyReader } from '../http/body-parsing';
 import { addRequestLogFields } from '../http/request-logging';
 import { ApiKeysService, Principal } from './api-keys.service';
 import { AuthFailureLimiter } from './auth-failure-limiter';
@@ -14,12 +15,17 @@ function bearer(request: Request): string {
   return header.startsWith('Bearer ') ? header.slice(7).trim() : '';
 }
 
-/** Tenant routes: a valid API key of the tenant. */
+/**
+ * Tenant routes: a valid API key of the tenant. The JSON body is read only
+ * once the key is accepted (before the rate limits, which charge its size);
+ * a refused request is answered without it.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly keys: ApiKeysService,
     private readonly rateLimiter: TenantRateLimiter,
+    private readonly body: JsonBodyReader,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -30,7 +36,9 @@ export class ApiKeyGuard implements CanActivate {
     if (request.principal.suspended) {
       throw new DomainError('forbidden', 'tenant_suspended', 'This tenant is suspended; its API keys are refused until an administrator reinstates it');
     }
-    await this.rateLimiter.admit(request.principal.tenantId, request, context.switchToHttp().getResponse());
+    const response = context.switchToHttp().getResponse<Response>();
+    await this.body.read(request, response);
+    await this.rateLimiter.admit(request.principal.tenantId, request, response);
     return true;
   }
 }
@@ -39,7 +47,8 @@ export class ApiKeyGuard implements CanActivate {
  * Admin routes: the ADMIN_TOKEN, compared in constant time. Wrong tokens
  * count against the client's address as bad API keys do (AUTH_FAILURE_LIMIT);
  * a blocked address is refused before the comparison, so it learns nothing
- * more, even from the right token, until its window passes.
+ * more, even from the right token, until its window passes. The JSON body
+ * is read only once the token matched.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
@@ -48,6 +57,7 @@ export class AdminGuard implements CanActivate {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly failures: AuthFailureLimiter,
+    private readonly body: JsonBodyReader,
   ) {
     this.token = new BearerSecret(config.adminToken);
   }
@@ -56,7 +66,10 @@ export class AdminGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     const address = request.ip ?? 'unknown';
     await this.failures.refuseIfBlocked(address);
-    if (this.token.matches(request.headers.authorization)) return true;
+    if (this.token.matches(request.headers.authorization)) {
+      await this.body.read(request, context.switchToHttp().getResponse<Response>());
+      return true;
+    }
     await this.failures.record(address);
     throw new DomainError('unauthorized', 'invalid_admin_token', 'Missing or wrong admin token');
   }

@@ -9,10 +9,7 @@ import { readTenantOverrides, readUsage, TenantOverrides } from '@app/event-stor
 import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 import { CacheInvalidation } from './cache-invalidation';
 import type { ParsedBodySize } from '../http/body-parsing';
-import type { StreamedBodySize } from '../http/request-body';
-
-/** A request with a body, read or not: a Content-Length above zero, or a chunked one. */
-const hasBody = (request: Request) => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+import { hasBody, StreamedBodySize } from '../http/request-body';
 
 /** One tenant's effective limits and quotas: the configured defaults with the admin API's overrides. */
 export interface TenantPolicy {

@@ -4,6 +4,7 @@ import { composeSessionView, PendingMode, readableView, readBudget, renderContex
 import { renderToolOutputTools } from '@app/domain/tool-output';
 import { pivotMarkerSeq, readWindow, WindowRead } from '@app/event-store';
 import { compactionState } from '../compactions/compaction-state';
+import { Draining } from '../http/draining';
 import type { ContextQuery } from './context.dto';
 import { sessionNotFound } from '../sessions/session-view';
 
@@ -31,6 +32,7 @@ export class ContextService {
   constructor(
     private readonly db: Database,
     private readonly reads: ReadDatabase,
+    private readonly draining: Draining,
   ) {}
 
   /**
@@ -61,6 +63,7 @@ export class ContextService {
    * the session's pivot marker (one row) every CONTEXT_WAIT_POLL_MS and reads
    * the window again once it moved, or every CONTEXT_WAIT_REREAD polls (a
    * marker can close without a pivot). An `atSeq` read never waits: its past is fixed.
+   * Nor does one while the process drains: it answers with what it has before the server closes.
    */
   private async readable(tenantId: string, sessionId: string, query: ContextQuery) {
     const deadline = Date.now() + (query.atSeq === undefined ? (query.wait ?? 0) * 1000 : 0);
@@ -70,9 +73,9 @@ export class ContextService {
       const usable = composed.overflow.usable;
       const over = usable !== null && composed.view.tokens.estimated > readBudget(composed.limits, usable);
       const marker = state.pendingMarkerSeq;
-      if (!over || marker === null || Date.now() >= deadline) return { read, composed: readableView(composed), state };
-      for (let poll = 0; poll < CONTEXT_WAIT_REREAD && Date.now() < deadline; poll++) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(CONTEXT_WAIT_POLL_MS, Math.max(0, deadline - Date.now()))));
+      if (!over || marker === null || Date.now() >= deadline || this.draining.active) return { read, composed: readableView(composed), state };
+      for (let poll = 0; poll < CONTEXT_WAIT_REREAD && Date.now() < deadline && !this.draining.active; poll++) {
+        await this.draining.pause(Math.min(CONTEXT_WAIT_POLL_MS, Math.max(0, deadline - Date.now())));
         if (((await this.db.tenantRead(tenantId, (tx) => pivotMarkerSeq(tx, sessionId))) ?? 0) >= marker) break;
       }
     }

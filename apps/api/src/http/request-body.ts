@@ -88,6 +88,33 @@ export function discardRest(req: Readable, maxBytes = DISCARD_LIMIT_BYTES, maxMs
   });
 }
 
+/** A request with a body, read or not: a Content-Length above zero, or a chunked one. */
+export const hasBody = (req: Request) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+
+/**
+ * How long, and how much, of an unread body is dropped before a refusal
+ * (bad credentials, a limit) is answered. Short: the client is not known,
+ * and one that never sends its body holds the connection this long, not
+ * until HTTP_REQUEST_TIMEOUT_MS. Long enough for an honest client's small
+ * body already in flight, so it reads the answer rather than a reset.
+ */
+export const REFUSED_BODY_DRAIN = { maxBytes: 1024 * 1024, maxMs: 1000 };
+
+const settled = new WeakSet<Request>();
+
+/**
+ * Before answering a request whose body was not (fully) read: the
+ * connection is closed after the answer, and what is left of the body is
+ * first read and dropped within `drain` (none: a stalled client sends
+ * nothing more to wait for). Once per request.
+ */
+export async function settleUnreadBody(req: Request, res: Response, drain: { maxBytes: number; maxMs: number } | null): Promise<void> {
+  if (req.complete || !hasBody(req) || settled.has(req)) return;
+  settled.add(req);
+  if (!res.headersSent) res.setHeader('connection', 'close');
+  if (drain) await discardRest(req, drain.maxBytes, drain.maxMs);
+}
+
 /**
  * Hands a streamed request body to `consume`: a media type outside `types`
  * or any Content-Encoding is 415 (the bytes are read as sent). When
@@ -108,11 +135,8 @@ export async function consumeStreamedBody<T>(
   try {
     return await consume(bodyPieces(req, accept.idleTimeoutMs));
   } catch (error) {
-    if (!req.complete) {
-      res.setHeader('connection', 'close');
-      // A stalled client sends nothing more to wait for.
-      if (!(error instanceof BodyIdleTimeout)) await discardRest(req);
-    }
+    // An authenticated upload gets the long drain; a stalled one sends nothing more to wait for.
+    await settleUnreadBody(req, res, error instanceof BodyIdleTimeout ? null : { maxBytes: DISCARD_LIMIT_BYTES, maxMs: DISCARD_LIMIT_MS });
     throw error;
   }
 }

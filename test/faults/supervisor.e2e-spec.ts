@@ -1,0 +1,67 @@
+import { execFileSync } from 'node:child_process';
+import { createTestDatabase } from '../support/database';
+import { ADMIN_TOKEN } from '../support/env';
+import { exited, freePort, logLines, startProcess, waitFor } from '../support/service';
+
+/** The supervisor's child running `<app>/src/main.js`, by its parent's pid (they share no process group). */
+function childPid(supervisorPid: number, app: 'api' | 'worker'): number | undefined {
+  const rows = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(supervisorPid)], { encoding: 'utf8' }).trim().split('\n');
+  const row = rows.find((r) => r.includes(`${app}/src/main.js`));
+  return row ? Number(row.trim().split(/\s+/)[0]) : undefined;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * `npm start`'s supervisor when its API child crashes: the API is started
+ * again (the restart logged), the worker is left running, and SIGTERM still
+ * stops both cleanly.
+ */
+describe('faults: the npm start supervisor', () => {
+  it('restarts a SIGKILLed API, leaves the worker alone, and exits 0 on SIGTERM', async () => {
+    const db = await createTestDatabase();
+    const [port, workerPort] = [await freePort(), await freePort()];
+    const supervisor = startProcess('supervisor', {
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      WORKER_PORT: String(workerPort),
+      QUEUE_PREFIX: `sst-sup-${port}`,
+      ADMIN_TOKEN,
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      LOG_FORMAT: 'json',
+    });
+    try {
+      const healthy = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+      await waitFor(healthy, 'API via supervisor', 30_000, supervisor);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${workerPort}/readyz`)).ok, 'worker via supervisor', 30_000, supervisor);
+      const apiPid = childPid(supervisor.child.pid!, 'api')!;
+      const workerPid = childPid(supervisor.child.pid!, 'worker')!;
+      expect(apiPid).toBeGreaterThan(0);
+      expect(workerPid).toBeGreaterThan(0);
+
+      process.kill(apiPid, 'SIGKILL');
+      await waitFor(async () => !alive(apiPid), 'the API to die');
+      await waitFor(async () => (childPid(supervisor.child.pid!, 'api') ?? apiPid) !== apiPid && (await healthy()), 'a new API', 30_000, supervisor);
+
+      const restart = logLines(supervisor.output()).find((l) => l.service === 'supervisor' && l.child === 'api' && l.restartInMs !== undefined);
+      expect(restart).toMatchObject({ level: 'error', signal: 'SIGKILL', restarts: 1 });
+      expect(childPid(supervisor.child.pid!, 'worker')).toBe(workerPid);
+      expect((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).ok).toBe(true);
+
+      supervisor.child.kill('SIGTERM');
+      await exited(supervisor.child);
+      expect(supervisor.child.exitCode).toBe(0);
+      expect(alive(workerPid)).toBe(false);
+    } finally {
+      supervisor.child.kill('SIGKILL');
+      await db.drop();
+    }
+  }, 90_000);
+});
