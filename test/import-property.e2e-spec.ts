@@ -20,13 +20,15 @@ import { startService, TestService } from './support/service';
  * derived from them, so a run is an import and its reads, not a session
  * built turn by turn.
  *
- * Fixed seed and a bounded run count by default; a long run:
- *   PROPERTY_RUNS=2000 PROPERTY_SEED=7 npx jest test/import-property.e2e-spec.ts
- * (npm run test:import-property builds first). Tests may read process.env;
- * the service's code may not.
+ * Fixed seed and a bounded run count by default (about a minute); a long run:
+ *   PROPERTY_RUNS=2000 PROPERTY_SEED=7 npm run test:import-property
+ * (it builds first; after a build, `npx jest test/import-property.e2e-spec.ts`).
+ * PROPERTY_SURVEY=<file> lists every failure class instead of stopping at the
+ * first; PROPERTY_REPLAY=<dir> checks saved documents. Tests may read
+ * process.env; the service's code may not.
  */
 const SEED = Number(process.env.PROPERTY_SEED ?? 42);
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 100);
 /** Minutes the property may take: a long run sets PROPERTY_RUNS, and this grows with it. */
 const TIME_LIMIT_MS = Number(process.env.PROPERTY_TIME_LIMIT_MS ?? Math.max(240_000, RUNS * 4_000));
 
@@ -43,6 +45,8 @@ const SSE_TIMEOUT_MS = 5_000;
  * blanked) with its shortest document to <file>, as JSON.
  */
 const SURVEY = process.env.PROPERTY_SURVEY;
+/** PROPERTY_REPLAY=<dir>: check each <dir>/*.jsonl document instead (a counterexample kept as a file), printing its failures. */
+const REPLAY = process.env.PROPERTY_REPLAY;
 
 type Json = any;
 type Line = string;
@@ -229,7 +233,7 @@ function apply(lines: Line[], op: Op, templates: Templates): Line[] {
       const results = op.anyResult || stored.length === 0 ? all : stored;
       if (results.length === 0) return lines;
       return withPart(lines, results[op.part % results.length], (p) => {
-        const { output, ...rest } = p;
+        const { output: _output, ...rest } = p;
         return op.keepOutput ? { ...p, outputFrom: op.from } : { ...rest, outputFrom: op.from };
       });
     }
@@ -241,7 +245,7 @@ function apply(lines: Line[], op: Op, templates: Templates): Line[] {
     }
     case 'fileNoMediaType': {
       const files = partsOf(lines, 'file');
-      if (files.length > 0) return withPart(lines, files[op.part % files.length], ({ mediaType, ...rest }) => rest);
+      if (files.length > 0) return withPart(lines, files[op.part % files.length], ({ mediaType: _mediaType, ...rest }) => rest);
       const texts = partsOf(lines, 'text');
       return texts.length === 0 ? lines : withPart(lines, texts[op.part % texts.length], () => ({ type: 'file', url: 'https://example.com/a.png' }));
     }
@@ -603,7 +607,7 @@ describe('import property: 4xx naming a line and nothing stored, or a session ev
   }, 120_000);
   afterAll(() => service?.stop());
 
-  (SURVEY ? it : it.skip)(`survey: every failure class in ${RUNS} documents (seed ${SEED}) to ${SURVEY}`, async () => {
+  (SURVEY && !REPLAY ? it : it.skip)(`survey: every failure class in ${RUNS} documents (seed ${SEED}) to ${SURVEY}`, async () => {
     const classes = new Map<string, { count: number; failure: string; doc: string; c: Case; by: Record<string, number> }>();
     const signature = (c: Case) => `${c.kind}:${'ops' in c ? c.ops.map((o) => o.op).join('+') : c.kind === 'targeted' ? `${c.op.op}${c.pivot ? '+pivot' : ''}` : ''}`;
     const outcomes: Record<string, number> = {};
@@ -624,7 +628,18 @@ describe('import property: 4xx naming a line and nothing stored, or a session ev
     console.log(JSON.stringify(outcomes), [...classes.entries()].map(([k, v]) => `${v.count}× ${k}`).join('\n'));
   }, TIME_LIMIT_MS * 4);
 
-  (SURVEY ? it.skip : it)(
+  (REPLAY ? it : it.skip)(`replay: the documents in ${REPLAY}`, async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const report: string[] = [];
+    for (const name of (await readdir(REPLAY!)).filter((n) => n.endsWith('.jsonl')).sort()) {
+      const outcome: Record<string, number> = {};
+      const failures = await check(await readFile(`${REPLAY}/${name}`, 'utf8'), outcome, 'import');
+      report.push(`## ${name} (${Object.keys(outcome)[0]}): ${failures.length === 0 ? 'holds' : `\n${[...new Set(failures)].join('\n')}`}`);
+    }
+    console.log(report.join('\n'));
+  }, TIME_LIMIT_MS);
+
+  (SURVEY || REPLAY ? it.skip : it)(
     `holds for ${RUNS} generated documents (seed ${SEED})`,
     async () => {
       await fc.assert(
