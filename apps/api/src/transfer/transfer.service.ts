@@ -196,14 +196,15 @@ export class TransferService {
       return await this.db.tenantTx(tenantId, async (tx) => {
         await countUsageApart(tx);
         // Refuses a config or model this tenant cannot run (400, 422), as session creation does.
-        sessionSettings({ model: header.model, config: header.config, tenantConfig: (await readTenantConfig(tx)) ?? {} });
+        const tenantConfig = (await readTenantConfig(tx)) ?? {};
+        at(first.line, () => sessionSettings({ model: header.model, config: header.config, tenantConfig }));
         const systemTokens = header.system ? estimateMessageTokens({ id: 'system', role: 'system', parts: [{ type: 'text', text: header.system }] }, header.model) : 0;
         const inserted = await insertSession(tx, tenantId, { ...header, sessionId, systemTokens });
         if (!inserted) throw new DomainError('conflict', 'session_exists', `Session ${sessionId} already exists`);
 
         const refs = new Map<string, { contentId: number; attachedSeq: number | null }>();
         const renamed = new Map<string, string>();
-        const serviceSeqs: number[] = [];
+        const serviceEvents: Array<{ seq: number; line: number }> = [];
         let batch: PendingEvent[] = [];
         for (let next = await lines.next(); next; next = await lines.next()) {
           const { line, value } = next;
@@ -220,7 +221,7 @@ export class TransferService {
             if (refId !== step.output.ref) renamed.set(step.output.ref, refId);
             refs.set(step.output.ref, { contentId, attachedSeq: null });
           } else if (step.kind === 'event') {
-            if (!CLIENT_EVENT_TYPES.includes(step.event.type as EventType)) serviceSeqs.push(step.event.seq);
+            if (!CLIENT_EVENT_TYPES.includes(step.event.type as EventType)) serviceEvents.push({ seq: step.event.seq, line });
             for (const ref of eventOutputRefs(step.event as NewEvent)) refs.get(ref.id)!.attachedSeq ??= step.event.seq;
             batch.push({ line, event: renameRefs(step.event, renamed) });
             if (batch.length >= IMPORT_BATCH) batch = await this.writeEvents(tx, sessionId, header.model, batch);
@@ -235,7 +236,7 @@ export class TransferService {
           [...refs].flatMap(([ref, r]) => (r.attachedSeq === null ? [] : [{ refId: renamed.get(ref) ?? ref, seq: r.attachedSeq }])),
         );
         await finishImportedSession(tx, sessionId, { headSeq: header.headSeq, pivot: reader.pivot, createdAt: header.createdAt });
-        await this.assertComposes(tx, sessionId, serviceSeqs);
+        await this.assertComposes(tx, sessionId, [{ seq: undefined, line: lines.lastLine }, ...serviceEvents]);
         await this.tenantLimits.assertWithinQuotas(tx, quotas);
         return {
           session: sessionState((await findSession(tx, sessionId))!),
@@ -273,11 +274,11 @@ export class TransferService {
     if (batch.length === 0) return [];
     const seen = new Map<string, number>();
     for (const { line, event } of batch) {
-      if (seen.has(event.id)) throw at(line, () => duplicateId(event.id));
+      if (seen.has(event.id)) throw atLine(line, duplicateId(event.id));
       seen.set(event.id, line);
     }
     const [taken] = (await ownEvents(tx, sessionId, [...seen.keys()])).map((e) => e.event_id);
-    if (taken !== undefined) throw at(seen.get(taken)!, () => duplicateId(taken));
+    if (taken !== undefined) throw atLine(seen.get(taken)!, duplicateId(taken));
     const events = batch.map((b) => ({ id: b.event.id, type: b.event.type, data: b.event.data }) as NewEvent);
     const callIds = referencedCallIds(events);
     const known = callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : [];
@@ -311,15 +312,15 @@ export class TransferService {
    * at each service event's seq (a view there still folds it in: a later
    * pivot would hide a malformed one from the head's view, not from `atSeq`).
    */
-  private async assertComposes(tx: Tx, sessionId: string, serviceSeqs: readonly number[]): Promise<void> {
-    for (const atSeq of [undefined, ...serviceSeqs]) {
+  private async assertComposes(tx: Tx, sessionId: string, points: ReadonlyArray<{ seq: number | undefined; line: number }>): Promise<void> {
+    for (const { seq: atSeq, line } of points) {
       const read = (await readWindow(tx, sessionId, atSeq))!;
       try {
         composeSessionView(read.session, read);
       } catch (error) {
-        if (error instanceof DomainError) throw error;
+        if (error instanceof DomainError) throw atLine(line, error);
         const where = atSeq === undefined ? '' : ` at seq ${atSeq}`;
-        throw invalid('invalid_log', `The imported events do not fold into a model view${where}: ${(error as Error).message}`);
+        throw atLine(line, invalid('invalid_log', `The imported events do not fold into a model view${where}: ${(error as Error).message}`));
       }
     }
   }
