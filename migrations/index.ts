@@ -16,6 +16,7 @@ import { ReconcilerForks1765300000000 } from './1765300000000-reconciler-forks';
 import { UsageShardPerTransaction1765400000000 } from './1765400000000-usage-shard-per-transaction';
 import { EventDataLz41765500000000 } from './1765500000000-event-data-lz4';
 import { ToolOutputsStoredOnce1765600000000 } from './1765600000000-tool-outputs-stored-once';
+import { LogSearch1765700000000 } from './1765700000000-log-search';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   UsageShardPerTransaction1765400000000,
   EventDataLz41765500000000,
   ToolOutputsStoredOnce1765600000000,
+  LogSearch1765700000000,
 ];

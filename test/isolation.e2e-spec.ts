@@ -380,7 +380,7 @@ describe('tenant isolation', () => {
         `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity FROM pg_class c WHERE c.relispartition AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace ORDER BY 1`,
       );
       expect(new Set(rows.map((r) => r.relname.replace(/_p\d+$/, '')))).toEqual(
-        new Set(['session_events', 'tool_output_chunks', 'tool_output_contents', 'tool_output_refs']),
+        new Set(['search_documents', 'session_events', 'tool_output_chunks', 'tool_output_contents', 'tool_output_refs']),
       );
       for (const r of rows) {
         expect({ partition: r.relname, rls: r.relrowsecurity, forced: r.relforcerowsecurity }).toEqual({ partition: r.relname, rls: true, forced: true });

@@ -36,6 +36,8 @@ import { PinsService } from './pins/pins.service';
 import { PruneController } from './prune/prune.controller';
 import { PruneScheduler } from './prune/prune-scheduler';
 import { PruneService } from './prune/prune.service';
+import { SearchController } from './search/search.controller';
+import { SearchService } from './search/search.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
 import { SessionToolOutputsController } from './tool-outputs/session-tool-outputs.controller';
@@ -50,7 +52,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, TransferController],
+      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, TransferController, SearchController],
       providers: [
         CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         JsonBodyReader, ReadJsonBody, Draining,
@@ -58,6 +60,7 @@ export class ApiModule {
         PruneSession, PruneScheduler, PruneService,
         PinsService,
         TransferService,
+        SearchService,
         ChannelSubscriber, SessionHeads, StreamAccess, EventStreamsService,
         Metrics,
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },

@@ -6,8 +6,9 @@ import { createRedis, JobName, QueueName, RedisClient } from '@app/queue';
 
 /**
  * The repeatable jobs of the maintenance queue, in one place: the
- * tool-output collector (every TOOL_OUTPUT_GC_INTERVAL_MS) and session
- * retention (every RETENTION_INTERVAL_MS). Each is a BullMQ job scheduler;
+ * tool-output collector (every TOOL_OUTPUT_GC_INTERVAL_MS), session
+ * retention (every RETENTION_INTERVAL_MS) and the search sweep (every
+ * SEARCH_SWEEP_INTERVAL_MS). Each is a BullMQ job scheduler;
  * upserting it from every worker is idempotent, so one run happens per
  * interval whatever the number of workers. Each worker re-creates a missing
  * one, on the reconciler's interval (a Redis that lost its data).
@@ -26,6 +27,7 @@ export class JobSchedules implements OnApplicationBootstrap, OnApplicationShutdo
     this.every = new Map([
       [JobName.ToolOutputGc, config.toolOutput.gcIntervalMs],
       [JobName.SessionRetention, config.retention.intervalMs],
+      [JobName.SearchSweep, config.search.sweepIntervalMs],
     ]);
   }
 

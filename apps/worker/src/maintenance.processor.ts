@@ -5,6 +5,7 @@ import { settlePruneTriggers } from '@app/event-store';
 import { PruneSession } from '@app/maintenance';
 import { JobName, PruneJobData } from '@app/queue';
 import { SessionRetention } from './retention';
+import { SearchIndexing } from './search-indexing';
 import { ToolOutputGc } from './tool-output-gc';
 
 /** Routes maintenance jobs to their use case by name. */
@@ -17,6 +18,7 @@ export class MaintenanceProcessor {
     private readonly toolOutputGc: ToolOutputGc,
     private readonly pruneSession: PruneSession,
     private readonly retention: SessionRetention,
+    private readonly search: SearchIndexing,
   ) {}
 
   async process(job: Job<PruneJobData>, signal?: AbortSignal): Promise<unknown> {
@@ -30,6 +32,10 @@ export class MaintenanceProcessor {
         return this.prune(job.data, signal);
       case JobName.SessionRetention:
         return this.retention.run(signal);
+      case JobName.SearchIndex:
+        return this.search.index(job.data);
+      case JobName.SearchSweep:
+        return { enqueued: await this.search.sweep() };
       default:
         throw new UnrecoverableError(`unknown job ${job.name}`);
     }

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { Database, DatabaseModule } from '@app/database';
-import { QueueProducerModule } from '@app/queue';
+import { ChannelSubscriber, QueueProducerModule } from '@app/queue';
 import { SummarizerModule } from '@app/summarizer';
 import { CompactSession } from './compaction/compact-session';
 import { CompactionProcessor } from './compaction/compaction.processor';
@@ -9,6 +9,7 @@ import { MaintenanceProcessor } from './maintenance.processor';
 import { Reconciler } from './reconciler';
 import { PruneSession } from '@app/maintenance';
 import { JobSchedules } from './job-schedules';
+import { SearchIndexing } from './search-indexing';
 import { CLOCK, SessionRetention } from './retention';
 import { GC_DB, ToolOutputGc } from './tool-output-gc';
 import { SWEEPER_DB } from './worker-db';
@@ -29,6 +30,8 @@ export class WorkerModule {
         ToolOutputGc,
         { provide: CLOCK, useValue: () => new Date() },
         SessionRetention,
+        ChannelSubscriber,
+        SearchIndexing,
         JobSchedules,
         MaintenanceProcessor,
         PruneSession,

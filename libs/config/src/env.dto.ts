@@ -207,6 +207,18 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
   PRUNE_JOB_DELAY_MS = 2000;
 
+  /** Search indexes a session's new events this long after the append that followed its last run (later appends fold into it). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  SEARCH_INDEX_DELAY_MS = 1000;
+
+  /** How often the worker looks for sessions whose log is ahead of their search index (appends whose trigger was lost, other writers). */
+  @Transform(toInt) @IsInt() @Min(100)
+  SEARCH_SWEEP_INTERVAL_MS = 60_000;
+
+  /** Matches a search reads from the index and ranks at most; beyond, the order is over those read (the answer says so). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(1_000_000)
+  SEARCH_MAX_MATCHES = 10_000;
+
   /** How often the worker's reconciler looks for compaction markers that no live job will close. */
   @Transform(toInt) @IsInt() @Min(100)
   RECONCILE_INTERVAL_MS = 5000;

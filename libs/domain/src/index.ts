@@ -15,3 +15,4 @@ export * from './pins';
 export * from './fork';
 export * from './retention';
 export * from './schema';
+export * from './search';

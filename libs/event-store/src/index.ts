@@ -9,3 +9,4 @@ export * from './retention.store';
 export * from './forks.store';
 export * from './transfer.store';
 export * from './stored-outputs.store';
+export * from './search.store';

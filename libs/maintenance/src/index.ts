@@ -1,2 +1,3 @@
 export * from './prune-session';
 export * from './delete-session';
+export * from './index-session';

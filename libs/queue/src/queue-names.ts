@@ -15,6 +15,10 @@ export enum JobName {
   Prune = 'prune',
   /** Archives or deletes idle sessions of every tenant with a retention setting (repeatable, no payload). */
   SessionRetention = 'session-retention',
+  /** Indexes a session's new events for search (payload: SessionJobData). */
+  SearchIndex = 'search-index',
+  /** Enqueues SearchIndex for every session whose log is ahead of its index (repeatable, no payload). */
+  SearchSweep = 'search-sweep',
 }
 
 /** The queue each job runs on. */
@@ -24,6 +28,8 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.ToolOutputGc]: QueueName.Maintenance,
   [JobName.Prune]: QueueName.Maintenance,
   [JobName.SessionRetention]: QueueName.Maintenance,
+  [JobName.SearchIndex]: QueueName.Maintenance,
+  [JobName.SearchSweep]: QueueName.Maintenance,
 };
 
 /** Job data carries ids only: BullMQ stores it in clear text. */

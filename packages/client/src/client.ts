@@ -3,7 +3,7 @@ import { isProblem, problemError, readProblem } from './problem';
 import { backoffDelay, RequestSender, retrying, sleep } from './retry';
 import type { paths } from './schema';
 import { sseMessages } from './sse';
-import type { AppendResult, Context, DocumentContext, ContextFormat, ContextQuery, CreateSessionRequest, NewEvent, StoredEvent, ToolOutputRef, ToolOutputUpload } from './types';
+import type { AppendResult, Context, DocumentContext, ContextFormat, ContextQuery, CreateSessionRequest, NewEvent, SearchQuery, SessionSearchQuery, StoredEvent, ToolOutputRef, ToolOutputUpload } from './types';
 
 export interface SessionStoreClientOptions {
   /** Where the API listens, e.g. `http://127.0.0.1:3000`. */
@@ -116,6 +116,16 @@ export class SessionStoreClient {
 
   getSession(sessionId: string, options: { signal?: AbortSignal } = {}) {
     return unwrap(this.api.GET('/v1/sessions/{sessionId}', { params: { path: { sessionId } }, signal: options.signal }));
+  }
+
+  /** Full-text search across the tenant's sessions (docs/lifecycle.md#search). */
+  search(query: SearchQuery, options: { signal?: AbortSignal } = {}) {
+    return unwrap(this.api.GET('/v1/search', { params: { query }, signal: options.signal }));
+  }
+
+  /** Full-text search inside one session; the answer says how far its index reaches (`indexedThroughSeq`). */
+  searchSession(sessionId: string, query: SessionSearchQuery, options: { signal?: AbortSignal } = {}) {
+    return unwrap(this.api.GET('/v1/sessions/{sessionId}/search', { params: { path: { sessionId }, query }, signal: options.signal }));
   }
 
   /**

@@ -433,6 +433,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Full-text search over the tenant's sessions: hits ranked by relevance, then newest first, with a cursor */
+        get: operations["search_searchAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Full-text search inside one session's log (the same hits), with how far its index reaches */
+        get: operations["search_searchSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1337,6 +1371,54 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last */
             nextCursor: string | null;
         };
+        SearchResult: {
+            hits: components["schemas"]["SearchHit"][];
+            /** @description Pass as `cursor` for the next page (same q and filters); null on the last */
+            nextCursor: string | null;
+            /** @description More documents matched than one search ranks (SEARCH_MAX_MATCHES): the order is over the first ones the index returned; add words or filters */
+            capped: boolean;
+        };
+        SessionSearchResult: {
+            hits: components["schemas"]["SearchHit"][];
+            /** @description Pass as `cursor` for the next page (same q and filters); null on the last */
+            nextCursor: string | null;
+            /** @description More documents matched than one search ranks (SEARCH_MAX_MATCHES): the order is over the first ones the index returned; add words or filters */
+            capped: boolean;
+            headSeq: number;
+            /** @description The seq through which the session's log is indexed: events after it (up to headSeq) are not found yet */
+            indexedThroughSeq: number;
+        };
+        SearchHit: {
+            sessionId: string;
+            /** @description The session's metadata.title */
+            title: string | null;
+            /** @description The event: open the timeline there */
+            seq: number;
+            /** @description The part's index in its message (0 outside a message) */
+            part: number;
+            /** @example message.added */
+            eventType: string;
+            /**
+             * @description The message's role; null for a summary, a pin or the system prompt
+             * @enum {string|null}
+             */
+            role: "system" | "user" | "assistant" | "tool" | null;
+            /** @enum {string} */
+            partType: "text" | "reasoning" | "tool_call" | "tool_result" | "file" | "summary" | "pin" | "system";
+            /** @description The tool of a tool call or result */
+            toolName: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Relevance (ts_rank over document length); comparable within one query only */
+            score: number;
+            /** @description Where the query matched, marked */
+            snippet: {
+                /** @description Plain text: a passage of the part, `…` where it is cut; render it as text */
+                text: string;
+                /** @description Matched terms as [start, end) offsets into `text` in UTF-16 code units (JavaScript string indexes), in order, not overlapping */
+                highlights: number[][];
+            };
+        };
         AppendResult: {
             headSeq: number;
             /** @description The seq each event of the batch got, in order */
@@ -1733,7 +1815,7 @@ export interface components {
              * @example version_conflict
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_filter" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
+            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_filter" | "invalid_query" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
             /**
              * @description What went wrong, for a person
              * @example expectedSeq 3 does not match the head 5
@@ -4962,6 +5044,203 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    search_searchAll: {
+        parameters: {
+            query: {
+                /** @description Words (all must match, in any order), `"quoted phrases"` (adjacent, in order) and prefixes (`refund*`); a path or identifier (`src/payments/refund.ts`, `ERR_OSSL_EVP_UNSUPPORTED`) matches as the phrase of its parts; text without spaces (Japanese, Chinese, Thai) as a substring. Case-insensitive; no stemming (docs/lifecycle.md#search). 400 `invalid_query` without a word or over the bounds */
+                q: string;
+                limit?: number;
+                /** @description nextCursor of the previous page, with the same q and filters */
+                cursor?: string;
+                /** @description A JSON object the hit's session metadata must contain (as `GET /v1/sessions?metadata=`). At most 8192 bytes, 8 levels of nesting and 64 keys and array elements in all; beyond, 400 `invalid_filter` */
+                metadata?: string;
+                /** @description Events written after (exclusive): an ISO 8601 date-time with an offset */
+                from?: string;
+                /** @description Events written before (exclusive): an ISO 8601 date-time with an offset */
+                to?: string;
+                /** @description Only message parts of these roles, comma-separated (`user,assistant`); excludes summaries, pins and the system prompt */
+                role?: string[];
+                /** @description Only tool calls and results of this tool (its name, exactly) */
+                tool?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    search_searchSession: {
+        parameters: {
+            query: {
+                /** @description Words (all must match, in any order), `"quoted phrases"` (adjacent, in order) and prefixes (`refund*`); a path or identifier (`src/payments/refund.ts`, `ERR_OSSL_EVP_UNSUPPORTED`) matches as the phrase of its parts; text without spaces (Japanese, Chinese, Thai) as a substring. Case-insensitive; no stemming (docs/lifecycle.md#search). 400 `invalid_query` without a word or over the bounds */
+                q: string;
+                limit?: number;
+                /** @description nextCursor of the previous page, with the same q and filters */
+                cursor?: string;
+                /** @description Events written after (exclusive): an ISO 8601 date-time with an offset */
+                from?: string;
+                /** @description Events written before (exclusive): an ISO 8601 date-time with an offset */
+                to?: string;
+                /** @description Only message parts of these roles, comma-separated (`user,assistant`); excludes summaries, pins and the system prompt */
+                role?: string[];
+                /** @description Only tool calls and results of this tool (its name, exactly) */
+                tool?: string;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits of the session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionSearchResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,6 +18,11 @@ export type NewEvent = AppendRequest['events'][number];
 export type AppendResult = ResponseJson<Operation<'/v1/sessions/{sessionId}/events', 'post'>, 201>;
 /** A stored event, as GET …/events and the event stream return it. */
 export type StoredEvent = Schemas['Event'];
+export type SearchQuery = NonNullable<Operation<'/v1/search', 'get'>['parameters']['query']>;
+export type SessionSearchQuery = NonNullable<Operation<'/v1/sessions/{sessionId}/search', 'get'>['parameters']['query']>;
+export type SearchResult = ResponseJson<Operation<'/v1/search', 'get'>, 200>;
+export type SessionSearchResult = ResponseJson<Operation<'/v1/sessions/{sessionId}/search', 'get'>, 200>;
+export type SearchHit = Schemas['SearchHit'];
 export type ToolOutputUpload = ResponseJson<Operation<'/v1/sessions/{sessionId}/tool-outputs', 'post'>, 201>;
 /** A stored tool output's ref: what a tool_result part carries as `outputRef`. */
 export type ToolOutputRef = ToolOutputUpload['ref'];

@@ -6,7 +6,7 @@ export const PROBLEM_CODES = [
   // 400: request bodies, query strings and headers.
   'bad_request', 'validation_failed', 'invalid_json', 'invalid_utf8', 'invalid_body', 'request_aborted', 'request_size_invalid',
   'json_too_deep', 'nul_character', 'lone_surrogate', 'prototype_key', 'field_too_long',
-  'invalid_argument', 'invalid_field', 'invalid_id', 'invalid_cursor', 'invalid_search', 'invalid_filter', 'invalid_config', 'invalid_idempotency_key',
+  'invalid_argument', 'invalid_field', 'invalid_id', 'invalid_cursor', 'invalid_search', 'invalid_filter', 'invalid_query', 'invalid_config', 'invalid_idempotency_key',
   'invalid_last_event_id', 'unknown_field',
   // 400: appends.
   'invalid_event', 'unknown_event_type', 'reserved_event_type', 'too_many_events', 'duplicate_event_id', 'event_out_of_order',

@@ -183,6 +183,12 @@ const ApiKey = object({
   createdAt: timestamp,
 });
 
+const SEARCH_CURSOR: JsonSchema = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page (same q and filters); null on the last' };
+const SEARCH_CAPPED: JsonSchema = {
+  type: 'boolean',
+  description: 'More documents matched than one search ranks (SEARCH_MAX_MATCHES): the order is over the first ones the index returned; add words or filters',
+};
+
 export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   CompactionState,
   TokenFigures,
@@ -191,6 +197,38 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   SessionList: object({
     sessions: { type: 'array', items: ref('Session') },
     nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last' },
+  }),
+  SearchResult: object({ hits: { type: 'array', items: ref('SearchHit') }, nextCursor: SEARCH_CURSOR, capped: SEARCH_CAPPED }),
+  SessionSearchResult: object({
+    hits: { type: 'array', items: ref('SearchHit') },
+    nextCursor: SEARCH_CURSOR,
+    capped: SEARCH_CAPPED,
+    headSeq: seq,
+    indexedThroughSeq: { ...seq, description: "The seq through which the session's log is indexed: events after it (up to headSeq) are not found yet" },
+  }),
+  SearchHit: object({
+    sessionId: { type: 'string' },
+    title: { type: ['string', 'null'], description: "The session's metadata.title" },
+    seq: { type: 'integer', minimum: 1, description: 'The event: open the timeline there' },
+    part: { type: 'integer', minimum: 0, description: "The part's index in its message (0 outside a message)" },
+    eventType: { type: 'string', example: 'message.added' },
+    role: { type: ['string', 'null'], enum: ['system', 'user', 'assistant', 'tool', null], description: "The message's role; null for a summary, a pin or the system prompt" },
+    partType: { type: 'string', enum: ['text', 'reasoning', 'tool_call', 'tool_result', 'file', 'summary', 'pin', 'system'] },
+    toolName: { type: ['string', 'null'], description: 'The tool of a tool call or result' },
+    createdAt: timestamp,
+    score: { type: 'number', minimum: 0, description: 'Relevance (ts_rank over document length); comparable within one query only' },
+    snippet: object(
+      {
+        text: { type: 'string', description: 'Plain text: a passage of the part, `…` where it is cut; render it as text' },
+        highlights: {
+          type: 'array',
+          items: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 2, maxItems: 2 },
+          description: 'Matched terms as [start, end) offsets into `text` in UTF-16 code units (JavaScript string indexes), in order, not overlapping',
+        },
+      },
+      [],
+      { description: 'Where the query matched, marked' },
+    ),
   }),
   AppendResult: object(
     {

@@ -42,14 +42,14 @@ export class ForkSessionDto {
 }
 
 /** A JSON query parameter parsed within bounds; what is not JSON stays a string, which @IsObject then refuses (400). */
-const jsonFilter = (name: string) => ({ value }: { value: unknown }) => (typeof value === 'string' ? parseJsonFilter(name, value) : value);
+export const jsonFilter = (name: string) => ({ value }: { value: unknown }) => (typeof value === 'string' ? parseJsonFilter(name, value) : value);
 
 // An ISO 8601 date-time with its offset: without one, PostgreSQL would read it in the server's time zone.
 /** A query string's 'true' / 'false'; anything else stays as given and fails @IsBoolean. */
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
-const Timestamp = (description: string) =>
+export const Timestamp = (description: string) =>
   applyDecorators(
     ApiPropertyOptional({ description: `${description} (exclusive): an ISO 8601 date-time with an offset`, format: 'date-time', example: '2026-01-31T00:00:00Z' }),
     IsOptional(),

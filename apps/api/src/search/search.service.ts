@@ -1,0 +1,74 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database, sqlState } from '@app/database';
+import { invalid, parseSearchQuery, snippetOf } from '@app/domain';
+import { LogSearchCursor, LogSearchFilter, searchLog, searchProgress } from '@app/event-store';
+import { sessionNotFound } from '../sessions/session-view';
+import { SearchQuery, SessionSearchQuery } from './search.dto';
+
+const invalidCursor = () => invalid('invalid_cursor', 'cursor is not a cursor this API returned');
+
+function encodeCursor(c: LogSearchCursor): string {
+  return Buffer.from(JSON.stringify([c.rank, c.createdAt, c.sessionId, c.seq, c.part])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): LogSearchCursor {
+  try {
+    const [rank, createdAt, sessionId, seq, part] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof rank === 'string' && typeof createdAt === 'string' && typeof sessionId === 'string' && Number.isSafeInteger(seq) && Number.isSafeInteger(part)) {
+      return { rank, createdAt, sessionId, seq, part };
+    }
+  } catch {
+    // fall through
+  }
+  throw invalidCursor();
+}
+
+/**
+ * Full-text search over the tenant's log (GET /v1/search) or one session's
+ * (GET /v1/sessions/{id}/search): the index the worker keeps
+ * (search-indexing.ts), ranked in PostgreSQL, snippets cut here.
+ */
+@Injectable()
+export class SearchService {
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async search(tenantId: string, { q, limit = 20, cursor, ...filters }: SearchQuery | SessionSearchQuery, sessionId?: string) {
+    const query = parseSearchQuery(q);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const filter: LogSearchFilter = { ...filters, roles: filters.role, sessionId };
+    const found = await this.db
+      .tenantRead(tenantId, async (tx) => {
+        const progress = sessionId === undefined ? undefined : await searchProgress(tx, sessionId);
+        if (sessionId !== undefined && !progress) throw sessionNotFound(sessionId);
+        return { progress, ...(await searchLog(tx, query.tsquery, filter, limit + 1, this.config.search.maxMatches, after)) };
+      })
+      .catch((error: unknown) => {
+        // A forged cursor, or a filter, can carry values PostgreSQL refuses (a bad timestamp, a NUL): SQLSTATE class 22.
+        if (sqlState(error)?.startsWith('22')) throw after ? invalidCursor() : invalid('invalid_search', 'A filter holds a value the database refuses');
+        throw error;
+      });
+    const page = found.hits.slice(0, limit);
+    return {
+      hits: page.map((hit) => ({
+        sessionId: hit.sessionId,
+        title: hit.title,
+        seq: hit.seq,
+        part: hit.part,
+        eventType: hit.eventType,
+        role: hit.role,
+        partType: hit.partType,
+        toolName: hit.toolName,
+        createdAt: new Date(hit.createdAt).toISOString(),
+        score: Number(hit.rank),
+        snippet: snippetOf(hit.body, query),
+      })),
+      nextCursor: found.hits.length > limit ? encodeCursor(page[page.length - 1]) : null,
+      capped: found.matched > this.config.search.maxMatches,
+      ...(found.progress ? { headSeq: found.progress.headSeq, indexedThroughSeq: found.progress.indexedSeq } : {}),
+    };
+  }
+}

@@ -1,0 +1,85 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Database } from '@app/database';
+import { sessionsBehindSearch } from '@app/event-store';
+import { indexSessionForSearch } from '@app/maintenance';
+import { ChannelSubscriber, JobDispatcher, JobName, SessionHead, SessionJobData, sessionHeadsChannel, sessionJobId } from '@app/queue';
+import { OutboxMessage } from '@app/event-store';
+
+/** Sessions enqueued per sweep batch. */
+const SWEEP_BATCH = 1000;
+/** Sessions whose last trigger this process remembers; older entries are forgotten first. */
+const REMEMBERED = 50_000;
+
+const indexMessage = (tenantId: string, sessionId: string, discriminator: string | number): OutboxMessage => {
+  const payload: SessionJobData = { tenantId, sessionId };
+  return {
+    jobName: JobName.SearchIndex,
+    jobId: sessionJobId(JobName.SearchIndex, tenantId, sessionId, discriminator),
+    payload: { ...payload },
+    deduplicationId: sessionJobId(JobName.SearchIndex, tenantId, sessionId, 'session'),
+  };
+};
+
+/**
+ * Search indexing runs off the append path: the API only publishes the new
+ * head, as it does for live streams (nothing more is written or awaited per
+ * append). Each worker hears the heads and enqueues the session's index job
+ * SEARCH_INDEX_DELAY_MS later, deduplicated per session (one waiting, one
+ * more kept while one runs), so a burst of appends costs one run. A head
+ * this process already enqueued a waiting run for is not sent to Redis
+ * again. What pub/sub loses, and events written elsewhere (compaction
+ * summaries, imports, forks), the sweep finds by the progress table.
+ */
+@Injectable()
+export class SearchIndexing {
+  private readonly logger = new Logger(SearchIndexing.name);
+  /** Per `tenantId/sessionId`, until when the run this process enqueued is still waiting. */
+  private readonly waiting = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly dispatcher: JobDispatcher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    subscriber: ChannelSubscriber,
+  ) {
+    subscriber.listen(
+      sessionHeadsChannel(config.redis.namespace),
+      (text) => this.heard(text),
+      // Heads published while the subscription was down are lost: the sweep catches up.
+      () => void this.sweep().catch((error: Error) => this.logger.warn(`search sweep: ${error.message}`)),
+    );
+  }
+
+  private heard(text: string): void {
+    let head: SessionHead;
+    try {
+      head = JSON.parse(text) as SessionHead;
+    } catch {
+      return;
+    }
+    if (typeof head?.tenantId !== 'string' || typeof head.sessionId !== 'string' || !Number.isInteger(head.headSeq)) return;
+    const key = `${head.tenantId}/${head.sessionId}`;
+    const now = Date.now();
+    if ((this.waiting.get(key) ?? 0) > now) return;
+    this.waiting.delete(key);
+    this.waiting.set(key, now + this.config.search.indexDelayMs);
+    if (this.waiting.size > REMEMBERED) this.waiting.delete(this.waiting.keys().next().value!);
+    this.dispatcher
+      .dispatch(indexMessage(head.tenantId, head.sessionId, head.headSeq), { delayMs: this.config.search.indexDelayMs })
+      .catch(() => this.waiting.delete(key));
+  }
+
+  /** The index job: the session's events after its progress. */
+  async index(data: SessionJobData): Promise<{ sessionId: string; indexedSeq: number | null }> {
+    return { sessionId: data.sessionId, indexedSeq: await indexSessionForSearch(this.db, data.tenantId, data.sessionId) };
+  }
+
+  /** Enqueues the index job of every session whose log is ahead of its index; returns how many. */
+  async sweep(): Promise<number> {
+    const behind = await this.db.systemTx((tx) => sessionsBehindSearch(tx, SWEEP_BATCH));
+    const sweep = `sweep-${Date.now()}`;
+    await this.dispatcher.dispatchBulk(behind.map((s) => indexMessage(s.tenantId, s.sessionId, sweep)));
+    return behind.length;
+  }
+}

@@ -1,0 +1,4 @@
+export * from './text';
+export * from './query';
+export * from './snippet';
+export * from './documents';

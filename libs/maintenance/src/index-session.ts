@@ -1,0 +1,51 @@
+import { Database } from '@app/database';
+import { searchDocuments, tokenize, tsvectorLiteral } from '@app/domain';
+import { readEventPage, SearchDocumentRow, searchProgress, storeSearchDocuments } from '@app/event-store';
+
+/** Events read and indexed per transaction. */
+const PAGE = 500;
+
+/** The search documents of events as the log page returns them (JSON with tool outputs restored). */
+export function documentRowsOf(events: ReadonlyArray<{ json: string[] }>): SearchDocumentRow[] {
+  return events.flatMap(({ json }) => {
+    const event = JSON.parse(json.join('')) as { seq: number; type: string; data: unknown; createdAt: string };
+    return searchDocuments(event.type, event.data).map((doc) => ({
+      seq: event.seq,
+      part: doc.part,
+      role: doc.role,
+      eventType: event.type,
+      partType: doc.partType,
+      toolName: doc.toolName,
+      createdAt: event.createdAt,
+      body: doc.text,
+      terms: tsvectorLiteral(tokenize(doc.text)),
+    }));
+  });
+}
+
+/**
+ * Indexes the session's events after its search progress, a page per
+ * transaction, up to its head or `maxEvents` (a later run goes on). A
+ * fork's timeline is indexed as it reads, inherited events included, so a
+ * search inside the fork finds them and they stay when the source goes.
+ * Returns the seq indexed through, or null for a session that no longer exists.
+ */
+export async function indexSessionForSearch(db: Database, tenantId: string, sessionId: string, maxEvents = 20_000): Promise<number | null> {
+  const progress = await db.tenantTx(tenantId, (tx) => searchProgress(tx, sessionId));
+  if (!progress) return null;
+  let through = progress.indexedSeq;
+  for (let read = 0; read < maxEvents && through < progress.headSeq; ) {
+    const done = await db.tenantTx(tenantId, async (tx) => {
+      const page = await readEventPage(tx, sessionId, through, PAGE);
+      if (!page) return null;
+      const last = page.events.length > 0 ? page.events[page.events.length - 1].seq : page.headSeq;
+      await storeSearchDocuments(tx, sessionId, documentRowsOf(page.events), last);
+      return { last, count: page.events.length };
+    });
+    if (!done) return null;
+    if (done.count === 0) return through;
+    through = done.last;
+    read += done.count;
+  }
+  return through;
+}
