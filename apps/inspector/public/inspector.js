@@ -358,7 +358,11 @@ async function openSessionAt(id, seq, q) {
   /** @type {HTMLInputElement} */ ($('jump-seq')).value = String(seq);
   select(seq, true);
   /** @type {HTMLInputElement} */ ($('session-find-q')).value = q;
-  void sessionFind.search(q);
+  await sessionFind.search(q);
+  // Marked even when the session's search lists it on a later page.
+  if (session !== current) return;
+  session.hits.add(seq);
+  renderTimeline();
 }
 
 // Every prune and archive event of the session, whatever part of the timeline
@@ -791,9 +795,11 @@ const sessionFind = createSearch({
     /** @type {HTMLInputElement} */ ($('jump-seq')).value = String(hit.seq);
     select(hit.seq, true);
   },
-  onAnswer: (answer) => {
+  onAnswer: (answer, reset) => {
     const session = current;
     if (!session || answer.hits.some((h) => h.sessionId !== session.id)) return;
+    // A new search's hits replace the marks; a refused one left them as they were.
+    if (reset) session.hits.clear();
     for (const hit of answer.hits) session.hits.add(hit.seq);
     renderTimeline();
   },
@@ -804,8 +810,8 @@ async function searchSession(jump) {
   const session = current;
   if (!session) return;
   const q = /** @type {HTMLInputElement} */ ($('session-find-q')).value.trim();
-  session.hits.clear();
   if (!q) {
+    session.hits.clear();
     sessionFind.clear();
     renderTimeline();
     return;
