@@ -21,6 +21,13 @@ const ARTIFACTS = join(__dirname, '..', 'test-artifacts', 'inspector');
 const LONG_EVENTS = 10_000;
 const FILLERS = 50;
 const POLL_MS = 2000;
+/** Hits of `quokka` seeded for the search (the page shows 20 a page): the census's notes, then a tool call, its result and an answer. */
+const CENSUS_NOTES = 21;
+const QUOKKA_HITS = CENSUS_NOTES + 3;
+/** The census notes that also say `lighthouse`, for the search inside one session. */
+const LIGHTHOUSE_NOTES = [5, 17];
+/** Untrusted text in a snippet, after characters outside the BMP (two UTF-16 units each): highlights are UTF-16 offsets. */
+const ANSWER = '🦘🦘 <img src=x onerror=alert(1)> the quokka is no kangaroo, and <b>quokka</b> is not markup';
 
 const toolUse = (callId: string, output: string) => [
   { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId, name: 'bash', input: { command: `run ${callId}` } }] } } },
@@ -94,6 +101,19 @@ describe('inspector page', () => {
     service = await startService();
     client = new Client(service.baseUrl);
     ({ key } = await client.createTenant('inspected'));
+
+    // The search's corpus (the oldest activity, so the list's first page is as before): a word in many parts of two sessions.
+    await client.createSession(key, { id: 'find-census', metadata: { title: 'Quokka census' } });
+    const notes = Array.from({ length: CENSUS_NOTES }, (_, i) => userMessage(`Census note ${i + 1}: one quokka counted near the ${LIGHTHOUSE_NOTES.includes(i + 1) ? 'lighthouse' : 'ferry'}`));
+    expect((await client.append(key, 'find-census', { events: notes })).status).toBe(201);
+    await client.createSession(key, { id: 'find-tools', metadata: { title: 'Zoo tooling' } });
+    const tools = [
+      userMessage('Where are the counts kept?'),
+      { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: 'call-grep', name: 'grep', input: { pattern: 'quokka', path: 'data/' } }] } } },
+      { type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call-grep', name: 'grep', output: 'data/rottnest.csv:3: quokka,42' }] } } },
+      answer(ANSWER),
+    ];
+    expect((await client.append(key, 'find-tools', { events: tools })).status).toBe(201);
 
     // Sessions that only fill the list, so that it takes a second page; created first, so the others are more recent.
     await Promise.all(Array.from({ length: FILLERS }, (_, i) => client.createSession(key, { id: `filler-${String(i).padStart(2, '0')}`, metadata: { title: `Chore ${i}`, kind: 'filler' } })));
@@ -220,12 +240,12 @@ describe('inspector page', () => {
     expect(csp).not.toContain('unsafe-eval');
     expect(headers['x-content-type-options']).toBe('nosniff');
     expect(headers['referrer-policy']).toBe('no-referrer');
-    for (const asset of ['inspector.js', 'inspector.css']) {
+    for (const asset of ['inspector.js', 'dom.js', 'search.js', 'inspector.css']) {
       const served = await fetch(`${service.baseUrl}/inspect/${asset}`);
       expect(served.headers.get('content-security-policy')).toBe(csp);
       expect(served.headers.get('x-content-type-options')).toBe('nosniff');
     }
-    expect((await fetch(`${service.baseUrl}/inspect/inspector.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
+    for (const module of ['inspector.js', 'dom.js', 'search.js']) expect((await fetch(`${service.baseUrl}/inspect/${module}`)).headers.get('content-type')).toMatch(/^text\/javascript/);
     expect((await fetch(`${service.baseUrl}/inspect/..%2Fpackage.json`)).status).toBe(404);
     // Not a tenant route: absent from the OpenAPI document the isolation matrix is built from.
     const doc = (await (await fetch(`${service.baseUrl}/docs-json`)).json()) as { paths: Record<string, unknown> };
@@ -264,7 +284,8 @@ describe('inspector page', () => {
     await page.click('#sessions-more');
     await page.locator('#sessions-more').waitFor({ state: 'hidden' });
     const all = await sessionIds();
-    expect(all).toHaveLength(FILLERS + 4);
+    expect(all).toHaveLength(FILLERS + 6);
+    expect(all.slice(-2)).toEqual(['find-tools', 'find-census']);
     expect(new Set(all).size).toBe(all.length);
     expect(all).not.toContain('neighbours-secret');
     const activity = await page.locator('#sessions-body td.activity').evaluateAll((cells) => cells.map((c) => (c as any).title as string));
@@ -307,6 +328,129 @@ describe('inspector page', () => {
     await expect(page.locator('#error').textContent()).resolves.toBe('');
     expect(await sessionIds()).toEqual(['inspect-me']);
   });
+
+  it('searches what was said or run across sessions: marked snippets, more hits with the cursor, a hit opens its timeline at its seq; and inside one session', async () => {
+    // The worker indexes about a second after an append; the long session's 10,000 events take longer: wait for the API to find them.
+    const found = async (q: string) => (await client.request('GET', `/v1/search?${new URLSearchParams({ q, limit: '100' })}`, { key })).body.hits as any[];
+    // Polled, not timed: a slow machine only waits longer (the test's own limit is above this one).
+    await waitFor(async () => (await found('quokka')).length === QUOKKA_HITS && (await found('7777')).length === 1, 'the seeded sessions to be indexed', 150_000);
+    const searches = () => {
+      const sent: URLSearchParams[] = [];
+      const listener = (request: Request) => {
+        const url = new URL(request.url());
+        if (/^\/v1\/(sessions\/[^/]+\/)?search$/.test(url.pathname)) sent.push(url.searchParams);
+      };
+      page.on('request', listener);
+      return { sent, stop: () => page.off('request', listener) };
+    };
+    const hits = page.locator('#find-results .hit');
+    const find = async (q: string) => {
+      await page.fill('#find-q', q);
+      await page.click('#find-form button[type=submit]');
+    };
+
+    // A query without a word: the server's problem is shown, nothing is listed.
+    await find('!!!');
+    await page.locator('#error', { hasText: '400 invalid_query' }).waitFor();
+    expect(await page.locator('#find-view').isHidden()).toBe(true);
+
+    const watched = searches();
+    try {
+      await find('quokka');
+      await page.locator('#find-count', { hasText: '20 hits for “quokka”, more on the server' }).waitFor();
+      await expect(page.locator('#error').textContent()).resolves.toBe('');
+      expect(await page.locator('#sessions-list').isHidden()).toBe(true);
+      expect(await hits.count()).toBe(20);
+      // Every highlight is the word, whatever precedes it in the snippet (the answer starts with characters outside the BMP).
+      const marks = await page.locator('#find-results .snippet mark').allTextContents();
+      expect(marks.length).toBeGreaterThanOrEqual(20);
+      expect(new Set(marks)).toEqual(new Set(['quokka']));
+
+      await page.click('#find-more');
+      await page.locator('#find-count', { hasText: `${QUOKKA_HITS} hits for “quokka”` }).waitFor();
+      expect(await page.locator('#find-more').isHidden()).toBe(true);
+      expect(watched.sent.map((p) => [p.get('q'), p.get('limit'), p.has('cursor')])).toEqual([
+        ['quokka', '20', false],
+        ['quokka', '20', true],
+      ]);
+      const listed = await hits.evaluateAll((items) => items.map((i) => `${(i as any).dataset.session}@${(i as any).dataset.seq}`));
+      expect(new Set(listed).size).toBe(QUOKKA_HITS);
+      expect(new Set(listed.map((h) => h.split('@')[0]))).toEqual(new Set(['find-census', 'find-tools']));
+      expect(new Set(await page.locator('#find-results .snippet mark').allTextContents())).toEqual(new Set(['quokka']));
+
+      // A hit says where it is: title, session, seq, role or event type, part and tool, time. Its snippet is text: no element from its content.
+      const toolCall = hits.filter({ hasText: 'tool_call' });
+      await expect(toolCall.locator('.hit-head').textContent()).resolves.toMatch(/^Zoo toolingfind-toolsseq 3assistant · tool_call · grep.+/);
+      const said = hits.filter({ hasText: 'kangaroo' });
+      await expect(said.locator('.snippet').textContent()).resolves.toBe(ANSWER);
+      await expect(said.locator('.snippet mark').allTextContents()).resolves.toEqual(['quokka', 'quokka']);
+      await expect(said.locator('.snippet').evaluate((s) => Array.from(s.childNodes, (n: any) => n.nodeName))).resolves.toEqual(['#text', 'MARK', '#text', 'MARK', '#text']);
+      expect(await page.locator('#find-results img, #find-results b').count()).toBe(0);
+      await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+      await shot('09-search');
+
+      // A hit opens its session's timeline at its seq, selected; the session's search lists the same word's hits there.
+      const note = 20;
+      await hits.filter({ hasText: `Census note ${note}:` }).click();
+      await page.locator('#session-title', { hasText: 'find-census' }).waitFor();
+      await page.locator('#event-heading', { hasText: `seq ${note + 1} · message.added` }).waitFor();
+      await expect(page.locator('#event-detail').textContent()).resolves.toContain(`Census note ${note}: one quokka`);
+      await expect(page.locator(`.row[data-seq="${note + 1}"]`).getAttribute('class')).resolves.toMatch(/\bselected\b/);
+      await expect(page.locator('#session-find-q').inputValue()).resolves.toBe('quokka');
+      await page.locator('#session-find-count', { hasText: '20 hits for “quokka”, more on the server' }).waitFor();
+      await page.click('#session-find-more');
+      await page.locator('#session-find-count', { hasText: `${CENSUS_NOTES} hits for “quokka”` }).waitFor();
+      expect(watched.sent.slice(2).map((p) => [p.get('q'), p.has('cursor')])).toEqual([
+        ['quokka', false],
+        ['quokka', true],
+      ]);
+      // Every hit's row is marked in the timeline.
+      await expect(page.locator('.row[data-seq="2"]').getAttribute('class')).resolves.toMatch(/\bhit\b/);
+      await expect(page.locator('.row[data-seq="1"]').getAttribute('class')).resolves.not.toMatch(/\bhit\b/);
+
+      // Inside the session (GET /v1/sessions/{id}/search): a new search jumps to its best hit; a click to any other.
+      const inside = page.locator('#session-find-results .hit');
+      await page.fill('#session-find-q', 'lighthouse');
+      await page.click('#session-find-form button[type=submit]');
+      await page.locator('#session-find-count', { hasText: '2 hits for “lighthouse”' }).waitFor();
+      expect(watched.sent.at(-1)!.get('q')).toBe('lighthouse');
+      const seqs = (await inside.evaluateAll((items) => items.map((i) => Number((i as any).dataset.seq)))) as number[];
+      expect([...seqs].sort((a, b) => a - b)).toEqual(LIGHTHOUSE_NOTES.map((n) => n + 1));
+      await page.locator('#event-heading', { hasText: `seq ${seqs[0]} · ` }).waitFor();
+      await expect(page.locator('#session-find-results .snippet mark').allTextContents()).resolves.toEqual(['lighthouse', 'lighthouse']);
+      await inside.nth(1).click();
+      await page.locator('#event-heading', { hasText: `seq ${seqs[1]} · ` }).waitFor();
+      await expect(page.locator('#jump-seq').inputValue()).resolves.toBe(String(seqs[1]));
+      for (const seq of seqs) await expect(page.locator(`.row[data-seq="${seq}"]`).getAttribute('class')).resolves.toMatch(/\bhit\b/);
+      await expect(page.locator('.row[data-seq="2"]').getAttribute('class')).resolves.not.toMatch(/\bhit\b/);
+      await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+      await shot('10-session-search');
+
+      // Back: the hits are still there. One deep in the 10,000-event session opens its timeline scrolled to the hit.
+      await page.click('#back');
+      await expect(hits.count()).resolves.toBe(QUOKKA_HITS);
+      await find('7777');
+      await page.locator('#find-count', { hasText: '1 hit for “7777”' }).waitFor();
+      await hits.first().click();
+      const row = page.locator('.row[data-seq="7778"]');
+      await row.locator('.text', { hasText: 'bulk message 7777' }).waitFor();
+      await page.locator('#event-heading', { hasText: 'seq 7778 · message.added' }).waitFor();
+      await expect(row.getAttribute('class')).resolves.toMatch(/\bselected\b/);
+      const [rowBox, timelineBox] = [await row.boundingBox(), await page.locator('#timeline').boundingBox()];
+      expect(rowBox!.y).toBeGreaterThanOrEqual(timelineBox!.y);
+      expect(rowBox!.y + rowBox!.height).toBeLessThanOrEqual(timelineBox!.y + timelineBox!.height);
+      expect(await page.locator('.row').count()).toBeLessThan(100);
+
+      // Clear: the list of sessions again.
+      await page.click('#back');
+      await page.click('#find-clear');
+      await page.locator('#sessions-list').waitFor();
+      expect(await page.locator('#find-view').isHidden()).toBe(true);
+      await expect(page.locator('#find-count').textContent()).resolves.toBe('');
+    } finally {
+      watched.stop();
+    }
+  }, 240_000);
 
   it('steps through the timeline with the pivot and compacted range marked', async () => {
     await page.locator('#sessions-body tr', { hasText: 'inspect-me' }).click();

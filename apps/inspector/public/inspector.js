@@ -1,8 +1,13 @@
 // @ts-check
-// The session inspector (issue 15): one ES module, no framework, no build step
+// The session inspector (issue 15): ES modules, no framework, no build step
 // beyond a type check (apps/inspector/tsconfig.json). It calls the tenant API
 // with the key the user typed, kept in sessionStorage only. Everything that
 // comes from events is untrusted: it is rendered with textContent, never as HTML.
+// Full-text search (issue 31) is its own module, search.js; dom.js holds the
+// helpers both use.
+
+import { $, el, linkButton, num } from './dom.js';
+import { createSearch } from './search.js';
 
 const KEY_STORAGE = 'inspector.apiKey';
 const ROW_HEIGHT = 24;
@@ -12,39 +17,6 @@ const POLL_MS = 2000;
 
 /** @typedef {{ seq: number, id: string, type: string, data: any, createdAt: string, origin?: unknown }} StoredEvent */
 /** @typedef {{ id: string, model: string, metadata: any, headSeq: number, createdAt: string, updatedAt: string, archivedAt?: string | null, forkedFrom?: unknown }} SessionRow */
-
-/** @template {HTMLElement} T @param {string} id @returns {T} */
-function $(id) {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`missing #${id}`);
-  return /** @type {T} */ (el);
-}
-
-/**
- * @param {string} tag
- * @param {{ className?: string, text?: string, title?: string }} [options]
- * @param {Node[]} [children]
- */
-function el(tag, options = {}, children = []) {
-  const node = document.createElement(tag);
-  if (options.className) node.className = options.className;
-  if (options.text !== undefined) node.textContent = options.text;
-  if (options.title !== undefined) node.title = options.title;
-  for (const child of children) node.appendChild(child);
-  return node;
-}
-
-/** @param {string} text @param {() => void} onClick */
-function linkButton(text, onClick) {
-  const b = /** @type {HTMLButtonElement} */ (el('button', { className: 'link', text }));
-  b.type = 'button';
-  b.addEventListener('click', onClick);
-  return b;
-}
-
-const fmt = new Intl.NumberFormat('en-US');
-/** @param {number | null | undefined} n */
-const num = (n) => (typeof n === 'number' ? fmt.format(n) : '—');
 
 // ---------------------------------------------------------------- API
 
@@ -109,6 +81,9 @@ function signOut() {
   closeSession();
   sessions.rows = [];
   sessions.cursor = null;
+  /** @type {HTMLInputElement} */ ($('find-q')).value = '';
+  find.clear();
+  renderFindView();
   show('sign-in');
 }
 
@@ -262,6 +237,47 @@ $('sessions-more').addEventListener('click', () => void loadSessions(false));
 $('sessions-refresh').addEventListener('click', () => void loadSessions(true));
 $('back').addEventListener('click', () => void openSessions());
 
+// ---------------------------------------------------------------- search across sessions
+
+/**
+ * What was said or run, in all of the tenant's sessions (GET /v1/search): the
+ * hits replace the list until the search is cleared, and stay while a hit's
+ * session is open, for the way back.
+ */
+const find = createSearch({
+  route: () => '/v1/search',
+  list: $('find-results'),
+  more: $('find-more'),
+  status: $('find-count'),
+  showSession: true,
+  api,
+  showError,
+  clearError,
+  onHit: (hit, q) => void openSessionAt(hit.sessionId, hit.seq, q),
+  onAnswer: () => renderFindView(),
+});
+
+function renderFindView() {
+  const active = find.state.q !== '';
+  $('find-view').hidden = !active;
+  $('sessions-list').hidden = active;
+}
+
+$('find-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const q = /** @type {HTMLInputElement} */ ($('find-q')).value.trim();
+  if (q) void find.search(q);
+  else {
+    find.clear();
+    renderFindView();
+  }
+});
+$('find-clear').addEventListener('click', () => {
+  /** @type {HTMLInputElement} */ ($('find-q')).value = '';
+  find.clear();
+  renderFindView();
+});
+
 // ---------------------------------------------------------------- one session
 
 /**
@@ -271,6 +287,7 @@ $('back').addEventListener('click', () => void openSessions());
  *   covered: { fromSeq: number, throughSeq: number }[], refs: Map<string, string>,
  *   tab: string, live: string, stream: AbortController | null, retry: ReturnType<typeof setTimeout> | null, failures: number,
  *   fallback: string | null, timer: ReturnType<typeof setInterval> | null, polling: boolean,
+ *   hits: Set<number>,
  * }} OpenSession
  */
 /** @type {OpenSession | null} */
@@ -296,6 +313,7 @@ async function openSession(id) {
     id, headSeq: state.headSeq, events: new Map(), loading: new Set(), selected: null,
     pruned: new Set(), archived: new Set(), covered: [], refs: new Map(), tab: 'timeline',
     live: 'connecting', stream: null, retry: null, failures: 0, fallback: null, timer: null, polling: false,
+    hits: new Set(),
   };
   show('session');
   $('session-title').textContent = id;
@@ -315,6 +333,8 @@ async function openSession(id) {
   $('ref-lines').textContent = '';
   $('ref-info').textContent = '';
   $('grep-results').replaceChildren();
+  /** @type {HTMLInputElement} */ ($('session-find-q')).value = '';
+  sessionFind.clear();
   $('timeline').scrollTop = 0;
   updateHead();
   selectTab('timeline');
@@ -322,6 +342,27 @@ async function openSession(id) {
   void loadCompactions();
   void loadMarks(current);
   startLive(current);
+}
+
+/**
+ * A search hit's session, its timeline at the hit's seq (centred, selected,
+ * marked); the session's own search runs the same words, so its other hits
+ * are listed and marked too.
+ * @param {string} id @param {number} seq @param {string} q
+ */
+async function openSessionAt(id, seq, q) {
+  await openSession(id);
+  const session = current;
+  if (!session || session.id !== id) return;
+  session.hits.add(seq);
+  /** @type {HTMLInputElement} */ ($('jump-seq')).value = String(seq);
+  select(seq, true);
+  /** @type {HTMLInputElement} */ ($('session-find-q')).value = q;
+  await sessionFind.search(q);
+  // Marked even when the session's search lists it on a later page.
+  if (session !== current) return;
+  session.hits.add(seq);
+  renderTimeline();
 }
 
 // Every prune and archive event of the session, whatever part of the timeline
@@ -600,6 +641,7 @@ function markClasses(session, e) {
     if (session.archived.has(p.callId)) classes.push('archived');
   }
   if (session.covered.some((r) => e.seq >= r.fromSeq && e.seq <= r.throughSeq)) classes.push('covered');
+  if (session.hits.has(e.seq)) classes.push('hit');
   return classes;
 }
 
@@ -643,7 +685,7 @@ function renderTimeline() {
       textCell.textContent = summarize(e).slice(0, 300);
     } else {
       if (!missing) missing = seq;
-      row.className = `row loading${seq === session.selected ? ' selected' : ''}`;
+      row.className = `row loading${session.hits.has(seq) ? ' hit' : ''}${seq === session.selected ? ' selected' : ''}`;
       timeCell.textContent = '';
       typeCell.textContent = 'loading…';
       textCell.textContent = '';
@@ -675,14 +717,15 @@ async function loadPage(session, seq) {
 $('timeline').addEventListener('scroll', () => renderTimeline(), { passive: true });
 window.addEventListener('resize', () => renderTimeline());
 
-/** @param {number} seq */
-function select(seq) {
+/** Selects an event and scrolls its row into view (into the middle with `centre`: a search hit, with what surrounds it). @param {number} seq @param {boolean} [centre] */
+function select(seq, centre = false) {
   const session = current;
   if (!session || !Number.isInteger(seq) || seq < 1 || seq > session.headSeq) return;
   session.selected = seq;
   const timeline = $('timeline');
   const top = (seq - 1) * ROW_HEIGHT;
-  if (top < timeline.scrollTop) timeline.scrollTop = top;
+  if (centre) timeline.scrollTop = Math.max(0, top - Math.floor((timeline.clientHeight - ROW_HEIGHT) / 2));
+  else if (top < timeline.scrollTop) timeline.scrollTop = top;
   else if (top + ROW_HEIGHT > timeline.scrollTop + timeline.clientHeight) timeline.scrollTop = top + ROW_HEIGHT - timeline.clientHeight;
   renderTimeline();
   showEvent(seq);
@@ -729,6 +772,66 @@ $('event-context').addEventListener('click', () => {
   /** @type {HTMLInputElement} */ ($('ctx-at')).value = String(current.selected);
   selectTab('context');
   void loadContext();
+});
+
+// ---------------------------------------------------------------- search inside the open session
+
+/**
+ * The open session's search (GET /v1/sessions/{id}/search): its hits are
+ * listed and marked in the timeline; a new search jumps to the best hit, a
+ * click to any. The answer says how far the index reaches.
+ */
+const sessionFind = createSearch({
+  route: () => (current ? `/v1/sessions/${enc(current.id)}/search` : null),
+  list: $('session-find-results'),
+  more: $('session-find-more'),
+  status: $('session-find-count'),
+  showSession: false,
+  api,
+  showError,
+  clearError,
+  onHit: (hit) => {
+    if (!current || current.id !== hit.sessionId) return;
+    /** @type {HTMLInputElement} */ ($('jump-seq')).value = String(hit.seq);
+    select(hit.seq, true);
+  },
+  onAnswer: (answer, reset) => {
+    const session = current;
+    if (!session || answer.hits.some((h) => h.sessionId !== session.id)) return;
+    // A new search's hits replace the marks; a refused one left them as they were.
+    if (reset) session.hits.clear();
+    for (const hit of answer.hits) session.hits.add(hit.seq);
+    renderTimeline();
+  },
+});
+
+/** @param {boolean} jump whether to select the best hit */
+async function searchSession(jump) {
+  const session = current;
+  if (!session) return;
+  const q = /** @type {HTMLInputElement} */ ($('session-find-q')).value.trim();
+  if (!q) {
+    session.hits.clear();
+    sessionFind.clear();
+    renderTimeline();
+    return;
+  }
+  const answer = await sessionFind.search(q);
+  const best = answer?.hits[0];
+  if (jump && best && session === current) {
+    /** @type {HTMLInputElement} */ ($('jump-seq')).value = String(best.seq);
+    select(best.seq, true);
+    $('session-find-results').querySelector('.hit')?.classList.add('current');
+  }
+}
+
+$('session-find-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void searchSession(true);
+});
+$('session-find-clear').addEventListener('click', () => {
+  /** @type {HTMLInputElement} */ ($('session-find-q')).value = '';
+  void searchSession(false);
 });
 
 // ---------------------------------------------------------------- tabs

@@ -26,6 +26,9 @@ export const INSPECTOR_CSP = [
 const ASSETS: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'inspector.js': 'text/javascript; charset=utf-8',
+  // Modules inspector.js imports (relative to /inspect/).
+  'dom.js': 'text/javascript; charset=utf-8',
+  'search.js': 'text/javascript; charset=utf-8',
   'inspector.css': 'text/css; charset=utf-8',
 };
 
