@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { FilePart, Part, StoredEvent, ToolResultPart } from '../events';
 import { FITTED_NOTICE_KIND, fitView } from './fit';
 import { viewAt } from './model-view';
-import { CONTEXT_FORMATS, ContextFormat, renderContext, RenderedContext } from './render';
+import { CONTEXT_FORMATS, renderContext } from './render';
+import { prefixBreak } from './testing/prefix';
 import { aborted, added, call, EventDraft, msg, result, storeEvents, TEST_MODEL, text, usage } from './testing/events';
 import { ModelView, PendingMode } from './types';
 
@@ -12,17 +13,10 @@ import { ModelView, PendingMode } from './types';
  * byte for byte, in every format. That is what keeps a provider's prompt
  * cache warm: any changed early byte turns the next call into a cache write.
  *
- * "Begins with", for a rendering: `system` equal, and each message of the
- * earlier read serialized identically at the same index of the later read.
- * Two exceptions, both at the very end of the earlier read:
- * - the *settled* view is compared: messages from the trailing assistant turn
- *   whose calls are still pending on are left out, since a read answers them
- *   as aborted (or omits them) until their results land;
- * - in the Anthropic format the last message may grow by blocks (same-role
- *   turns are merged, e.g. a user message after tool results) and a final
- *   assistant text is trimmed (the API refuses a prefill ending in
- *   whitespace). Anthropic caches per block, so both still hit up to the
- *   earlier request's last block.
+ * "Begins with" is testing/prefix.ts's prefixBreak. What is compared of the
+ * earlier read is its *settled* view: the trailing assistant turn whose calls
+ * are still pending, and their answers, are left out, since a read answers
+ * them as aborted (or omits them) until their results land.
  */
 
 const image: FilePart = { type: 'file', mediaType: 'image/png', data: 'aGVsbG8=', filename: 'shot.png' };
@@ -129,36 +123,7 @@ function settled(view: ModelView, events: readonly StoredEvent[]): ModelView {
   return { ...view, messages: view.messages.slice(0, keep === -1 ? undefined : keep) };
 }
 
-const messagesOf = (rendered: RenderedContext): unknown[] => ('input' in rendered ? rendered.input : rendered.messages);
-const systemOf = (rendered: RenderedContext): unknown => ('system' in rendered ? rendered.system : undefined);
 const json = (value: unknown) => JSON.stringify(value);
-
-/** Where `later` stops beginning with `earlier`, or null when it does (see the header for the rule). */
-function prefixBreak(format: ContextFormat, earlier: RenderedContext, later: RenderedContext): string | null {
-  if (json(systemOf(earlier)) !== json(systemOf(later))) return 'system';
-  const before = messagesOf(earlier);
-  const after = messagesOf(later);
-  if (after.length < before.length) return `length ${after.length} < ${before.length}`;
-  for (let i = 0; i < before.length; i++) {
-    if (json(before[i]) === json(after[i])) continue;
-    const last = i === before.length - 1;
-    if (!(last && format === 'anthropic' && grownTurn(before[i] as AnthropicTurn, after[i] as AnthropicTurn))) return `message ${i}`;
-  }
-  return null;
-}
-
-type AnthropicTurn = { role: string; content: Array<{ type: string; text?: string }> };
-
-/** The earlier last turn's blocks begin the later turn's, the final assistant text up to its trimmed whitespace. */
-function grownTurn(before: AnthropicTurn, after: AnthropicTurn): boolean {
-  if (before.role !== after.role || before.content.length > after.content.length) return false;
-  return before.content.every((block, j) => {
-    if (json(block) === json(after.content[j])) return true;
-    const other = after.content[j];
-    const trimmedPrefill = j === before.content.length - 1 && before.role === 'assistant' && block.type === 'text';
-    return trimmedPrefill && other.type === 'text' && other.text!.trimEnd() === block.text;
-  });
-}
 
 /** Every read after every append keeps the settled part of the read before it, in every format. */
 function checkEveryAppend(
