@@ -1271,6 +1271,10 @@ export interface components {
             pins?: {
                 maxTokens?: number;
             };
+            cache?: {
+                /** @enum {string} */
+                breakpoints?: "off" | "5m" | "1h";
+            };
         };
         CompactionState: {
             /** @enum {string} */
@@ -3541,6 +3545,8 @@ export interface operations {
                 wait?: number;
                 /** @description Also return the definitions of tool_output_cache and tool_output_cache_grep in the format, for the model to read truncated outputs */
                 tools?: "tool_output_cache";
+                /** @description Anthropic format: `cache_control` breakpoints with this lifetime (`5m`: `{type: 'ephemeral'}`, `1h`: with `ttl: '1h'`) on the system prompt, the end of the pivot's prefix and pins, the last block, and the last tool when `tools` is asked for; at most four. Defaults to the session's `cache.breakpoints`; other formats ignore it */
+                cacheBreakpoints?: "off" | "5m" | "1h";
             };
             header?: never;
             path: {
