@@ -1445,7 +1445,7 @@ export interface components {
             /** @enum {string} */
             format: "neutral" | "openai" | "openai-responses" | "anthropic" | "ai-sdk";
             model: string;
-            /** @description The system prompt in the format (a string, or the provider's blocks); absent where the format puts it in `messages` */
+            /** @description The system prompt in the format (a string; in the anthropic format with `cacheBreakpoints`, one text block carrying `cache_control`); absent where the format puts it in `messages` */
             system?: unknown;
             /** @description The messages in the format's own shape: neutral Message, OpenAI Chat messages, OpenAI Responses input items, Anthropic messages or Vercel AI SDK ModelMessage */
             messages: {
