@@ -4,7 +4,7 @@ import { FITTED_NOTICE_KIND, fitView } from './fit';
 import { viewAt } from './model-view';
 import { CONTEXT_FORMATS, renderContext } from './render';
 import { prefixBreak } from './testing/prefix';
-import { aborted, added, call, EventDraft, msg, result, storeEvents, TEST_MODEL, text, usage } from './testing/events';
+import { aborted, added, assistant, call, EventDraft, msg, result, storeEvents, TEST_MODEL, text, tool, usage, user } from './testing/events';
 import { ModelView, PendingMode } from './types';
 
 /**
@@ -193,6 +193,25 @@ describe('prefix stability (random agent sessions, a read after every append)', 
       }),
       runs,
     );
+  });
+});
+
+// The rewrites the service makes without a pivot, prune, archive, pin or config change, each
+// shown once (docs/compaction.md, section 16).
+describe('rewrites without a rewrite event', () => {
+  const at = (events: StoredEvent[], seq: number, budget = Number.POSITIVE_INFINITY) =>
+    renderContext(read(events, seq, 'abort', undefined, budget), 'neutral');
+
+  it('the view-time trim: a new output over the budget turns an older one into the placeholder', () => {
+    const big = 'x'.repeat(4_000); // 1,000 tokens each
+    const events = storeEvents([user('u1', 'go'), assistant('a1', call('c1')), tool('t1', result('c1', big)), assistant('a2', call('c2')), tool('t2', result('c2', big))]);
+    expect(prefixBreak('neutral', at(events, 3, 1_500), at(events, 5, 1_500))).toBe('message 2');
+    expect(prefixBreak('neutral', at(events, 3, 2_500), at(events, 5, 2_500))).toBeNull();
+  });
+
+  it('a late result, appended after a later turn closed its call, replaces the aborted answer in place', () => {
+    const events = storeEvents([user('u1', 'go'), assistant('a1', call('c1')), user('u2', 'next'), tool('t1', result('c1', 'late'))]);
+    expect(prefixBreak('neutral', at(events, 3), at(events, 4))).toBe('message 2');
   });
 });
 
