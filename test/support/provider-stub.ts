@@ -20,7 +20,8 @@ import {
  *
  * Each request is checked strictly: JSON shape (required fields, roles, block
  * and item types, field types) and then the provider's ordering rules with the
- * domain validators. An invalid request gets a 400 in the provider's error
+ * domain validators (Anthropic's prompt-caching rules among them: at most four
+ * `cache_control` breakpoints, on cacheable blocks, TTLs in order). An invalid request gets a 400 in the provider's error
  * shape (the SDKs turn it into a BadRequestError); a valid one gets a minimal
  * valid response. Every request is recorded, with its problems.
  */
@@ -266,24 +267,24 @@ function anthropicBlock(block: unknown, path: string, p: Problems, allowed: read
   }
   switch (block.type) {
     case 'text':
-      p.only(block, ['type', 'text'], path);
+      p.only(block, ['type', 'text', 'cache_control'], path);
       p.string(block.text, `${path}.text`);
       break;
     case 'image':
-      p.only(block, ['type', 'source'], path);
+      p.only(block, ['type', 'source', 'cache_control'], path);
       anthropicSource(block.source, ANTHROPIC_IMAGE_TYPES, `${path}.source`, p);
       break;
     case 'document':
-      p.only(block, ['type', 'source', 'title'], path);
+      p.only(block, ['type', 'source', 'title', 'cache_control'], path);
       anthropicSource(block.source, ['application/pdf'], `${path}.source`, p);
       break;
     case 'tool_use':
-      p.only(block, ['type', 'id', 'name', 'input'], path);
+      p.only(block, ['type', 'id', 'name', 'input', 'cache_control'], path);
       p.string(block.id, `${path}.id`, { nonEmpty: true });
       p.string(block.name, `${path}.name`, { nonEmpty: true });
       break;
     case 'tool_result':
-      p.only(block, ['type', 'tool_use_id', 'content', 'is_error'], path);
+      p.only(block, ['type', 'tool_use_id', 'content', 'is_error', 'cache_control'], path);
       p.string(block.tool_use_id, `${path}.tool_use_id`, { nonEmpty: true });
       if (block.is_error !== undefined && typeof block.is_error !== 'boolean') p.add(`${path}.is_error`, 'must be a boolean');
       if (block.content !== undefined && !isString(block.content) && p.array(block.content, `${path}.content`)) {
@@ -303,6 +304,14 @@ function checkAnthropicRequest(body: any, headers: IncomingMessage['headers']): 
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) p.add('max_tokens', 'must be a positive integer');
   if (body.system !== undefined && !isString(body.system) && p.array(body.system, 'system')) {
     body.system.forEach((b: unknown, i: number) => anthropicBlock(b, `system[${i}]`, p, ['text']));
+  }
+  if (body.tools !== undefined && p.array(body.tools, 'tools')) {
+    body.tools.forEach((t: unknown, i: number) => {
+      if (!p.object(t, `tools[${i}]`)) return;
+      p.only(t, ['name', 'description', 'input_schema', 'cache_control'], `tools[${i}]`);
+      p.string(t.name, `tools[${i}].name`, { nonEmpty: true });
+      p.object(t.input_schema, `tools[${i}].input_schema`);
+    });
   }
   if (!p.array(body.messages, 'messages')) return p.list;
   body.messages.forEach((m: unknown, i: number) => {

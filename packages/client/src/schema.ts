@@ -1271,6 +1271,10 @@ export interface components {
             pins?: {
                 maxTokens?: number;
             };
+            cache?: {
+                /** @enum {string} */
+                breakpoints?: "off" | "5m" | "1h";
+            };
         };
         CompactionState: {
             /** @enum {string} */
@@ -1441,7 +1445,7 @@ export interface components {
             /** @enum {string} */
             format: "neutral" | "openai" | "openai-responses" | "anthropic" | "ai-sdk";
             model: string;
-            /** @description The system prompt in the format (a string, or the provider's blocks); absent where the format puts it in `messages` */
+            /** @description The system prompt in the format (a string; in the anthropic format with `cacheBreakpoints`, one text block carrying `cache_control`); absent where the format puts it in `messages` */
             system?: unknown;
             /** @description The messages in the format's own shape: neutral Message, OpenAI Chat messages, OpenAI Responses input items, Anthropic messages or Vercel AI SDK ModelMessage */
             messages: {
@@ -3541,6 +3545,8 @@ export interface operations {
                 wait?: number;
                 /** @description Also return the definitions of tool_output_cache and tool_output_cache_grep in the format, for the model to read truncated outputs */
                 tools?: "tool_output_cache";
+                /** @description Anthropic format: `cache_control` breakpoints with this lifetime (`5m`: `{type: 'ephemeral'}`, `1h`: with `ttl: '1h'`) on the system prompt, the end of the pivot's prefix and pins, the last block, and the last tool when `tools` is asked for; at most four. Defaults to the session's `cache.breakpoints`; other formats ignore it */
+                cacheBreakpoints?: "off" | "5m" | "1h";
             };
             header?: never;
             path: {

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { CONTEXT_FORMATS, ContextFormat, PendingMode } from '@app/domain';
+import { CACHE_BREAKPOINTS, CacheBreakpoints, CONTEXT_FORMATS, ContextFormat, PendingMode } from '@app/domain';
 import { MinSeqParam } from '../http/min-seq';
 
 /** The longest a context read waits for a pending compaction (`wait`): beyond it a client is better served by the fitted view. */
@@ -39,4 +39,12 @@ export class ContextQuery {
   })
   @IsOptional() @IsIn(['tool_output_cache'])
   tools?: 'tool_output_cache';
+
+  @ApiPropertyOptional({
+    enum: CACHE_BREAKPOINTS,
+    description:
+      "Anthropic format: `cache_control` breakpoints with this lifetime (`5m`: `{type: 'ephemeral'}`, `1h`: with `ttl: '1h'`) on the system prompt, the end of the pivot's prefix and pins, the last block, and the last tool when `tools` is asked for; at most four. Defaults to the session's `cache.breakpoints`; other formats ignore it",
+  })
+  @IsOptional() @IsIn(CACHE_BREAKPOINTS)
+  cacheBreakpoints?: CacheBreakpoints;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, ReadDatabase, Tx } from '@app/database';
-import { composeSessionView, PendingMode, readableView, readBudget, renderContext, SessionView } from '@app/domain';
+import { composeSessionView, PendingMode, readableView, readBudget, renderContext, SessionView, withToolsBreakpoint } from '@app/domain';
 import { renderToolOutputTools } from '@app/domain/tool-output';
 import { pivotMarkerSeq, readWindow, WindowRead } from '@app/event-store';
 import { compactionState } from '../compactions/compaction-state';
@@ -84,7 +84,10 @@ export class ContextService {
   async context(tenantId: string, sessionId: string, query: ContextQuery) {
     const format = query.format ?? 'neutral';
     const { read, composed, state } = await this.readable(tenantId, sessionId, query);
-    const rendered = renderContext(composed.view, format);
+    const breakpoints = query.cacheBreakpoints ?? composed.config.cache.breakpoints;
+    const cacheTtl = format === 'anthropic' && breakpoints !== 'off' ? breakpoints : undefined;
+    const rendered = renderContext(composed.view, format, { cacheTtl });
+    const tools = query.tools === 'tool_output_cache' ? renderToolOutputTools(format) : undefined;
     return {
       format,
       model: read.session.model,
@@ -98,7 +101,7 @@ export class ContextService {
       repairs: composed.view.repairs,
       compaction: state,
       fitted: composed.fitted,
-      ...(query.tools === 'tool_output_cache' ? { tools: renderToolOutputTools(format) } : {}),
+      ...(tools ? { tools: cacheTtl ? withToolsBreakpoint(tools, cacheTtl) : tools } : {}),
     };
   }
 }

@@ -247,7 +247,10 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     {
       format: { type: 'string', enum: [...CONTEXT_FORMATS] },
       model: { type: 'string' },
-      system: { description: 'The system prompt in the format (a string, or the provider\'s blocks); absent where the format puts it in `messages`' },
+      system: {
+        description:
+          "The system prompt in the format (a string; in the anthropic format with `cacheBreakpoints`, one text block carrying `cache_control`); absent where the format puts it in `messages`",
+      },
       messages: {
         type: 'array',
         items: { type: 'object', additionalProperties: true },

@@ -16,6 +16,7 @@ import {
   SPEC_003_SYSTEM_PROMPT,
 } from '../compaction/prompts';
 import {
+  CacheConfig,
   CompactionConfig,
   PinsConfig,
   PresetName,
@@ -113,6 +114,9 @@ const TOOL_OUTPUT_DEFAULTS: ToolOutputConfig = {
 /** No system we compare with has pins: one budget for every preset, small beside any window. */
 const PINS_DEFAULTS: PinsConfig = { maxTokens: 4_000 };
 
+/** No system we compare with marks breakpoints for its client: opt-in everywhere. */
+const CACHE_DEFAULTS: CacheConfig = { breakpoints: 'off' };
+
 export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
   opencode: {
     preset: 'opencode',
@@ -132,6 +136,7 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     // OpenCode's write-time truncation keeps the head (2,000 lines / 50 KB).
     toolOutput: { ...TOOL_OUTPUT_DEFAULTS, mode: 'head' },
     pins: PINS_DEFAULTS,
+    cache: CACHE_DEFAULTS,
   },
   codex: {
     preset: 'codex',
@@ -149,6 +154,7 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     archive: ARCHIVE_OFF,
     toolOutput: { ...TOOL_OUTPUT_DEFAULTS, truncation: { tokens: 10_000 } },
     pins: PINS_DEFAULTS,
+    cache: CACHE_DEFAULTS,
   },
   'spec-000': {
     preset: 'spec-000',
@@ -167,6 +173,7 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     // Seed 000 stops the in-context view at maxMessageBytes (head) and trims old outputs at view time.
     toolOutput: { ...TOOL_OUTPUT_DEFAULTS, mode: 'head', viewTrim: true },
     pins: PINS_DEFAULTS,
+    cache: CACHE_DEFAULTS,
   },
   'spec-001': {
     preset: 'spec-001',
@@ -185,6 +192,7 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     archive: { ...ARCHIVE_OFF, enabled: true },
     toolOutput: TOOL_OUTPUT_DEFAULTS,
     pins: PINS_DEFAULTS,
+    cache: CACHE_DEFAULTS,
   },
   'spec-003': {
     preset: 'spec-003',
@@ -205,5 +213,6 @@ export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
     archive: ARCHIVE_OFF,
     toolOutput: TOOL_OUTPUT_DEFAULTS,
     pins: PINS_DEFAULTS,
+    cache: CACHE_DEFAULTS,
   },
 };

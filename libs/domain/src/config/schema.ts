@@ -4,7 +4,7 @@
  * the deep merge preset ← tenant ← session.
  */
 import { OPENCODE_TAIL_BUDGET, PRESETS } from './presets';
-import { COMPACTION_STRATEGIES, PRESET_NAMES, SUMMARIZERS } from './types';
+import { CACHE_BREAKPOINTS, COMPACTION_STRATEGIES, PRESET_NAMES, SUMMARIZERS } from './types';
 
 export type FieldSchema =
   | { kind: 'boolean' }
@@ -139,6 +139,7 @@ export const SESSION_CONFIG_SCHEMA: FieldSchema = object({
     truncation: nullable({ kind: 'oneKey', keys: { tokens: int(0, TOKENS), bytes: int(0, 1024 * 1024 * 1024) } }),
   }),
   pins: object({ maxTokens: int(0, TOKENS) }),
+  cache: object({ breakpoints: oneOf(CACHE_BREAKPOINTS) }),
 });
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

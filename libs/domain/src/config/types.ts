@@ -154,6 +154,21 @@ export interface PinsConfig {
   maxTokens: number;
 }
 
+/** `off`, or the lifetime of the Anthropic format's prompt-cache breakpoints (the Messages API's `cache_control` TTLs). */
+export const CACHE_BREAKPOINTS = ['off', '5m', '1h'] as const;
+export type CacheBreakpoints = (typeof CACHE_BREAKPOINTS)[number];
+
+/** The provider's prompt cache. */
+export interface CacheConfig {
+  /**
+   * The Anthropic view carries `cache_control` breakpoints (system, the end of
+   * the pivot's prefix and pins, the last block; tools when returned) with this
+   * lifetime. A read's `cacheBreakpoints` overrides it. Off by default: a
+   * client that places its own markers would exceed the API's four.
+   */
+  breakpoints: CacheBreakpoints;
+}
+
 export interface SessionConfig {
   preset: PresetName;
   /** Overrides of the model registry's limits (absent = the registry's figure). */
@@ -163,6 +178,7 @@ export interface SessionConfig {
   archive: ArchiveOptions;
   toolOutput: ToolOutputConfig;
   pins: PinsConfig;
+  cache: CacheConfig;
 }
 
 /** A patch: any subset; a tagged object (trigger) names its type; `null` on a limits field drops that override. */
@@ -182,4 +198,5 @@ export interface SessionConfigInput {
   archive?: ConfigPatch<ArchiveOptions>;
   toolOutput?: ConfigPatch<ToolOutputConfig>;
   pins?: ConfigPatch<PinsConfig>;
+  cache?: ConfigPatch<CacheConfig>;
 }

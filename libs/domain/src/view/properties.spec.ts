@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { StoredEvent } from '../events';
 import { buildModelView, latestPivot, viewAt } from './model-view';
-import { renderAnthropic, renderContext, renderOpenAIChat, renderOpenAIResponses } from './render';
+import { renderToolOutputTools } from '../tool-output';
+import { renderAnthropic, renderContext, renderOpenAIChat, renderOpenAIResponses, withToolsBreakpoint } from './render';
 import { HIDDEN_MARKER, sessionEventsArbitrary } from './testing/arbitraries';
 import { TEST_MODEL } from './testing/events';
 import { PendingMode } from './types';
@@ -22,6 +23,16 @@ describe('model view properties (random session logs)', () => {
     fc.assert(
       fc.property(logs, pending, budget, system, (events, mode, b, prompt) => {
         expect(validateAnthropicRequest(renderAnthropic(viewAtHead(events, mode, b, prompt)))).toEqual([]);
+      }),
+      runs,
+    );
+  });
+
+  it('every anthropic render with cache breakpoints passes the validator (at most four, in place)', () => {
+    fc.assert(
+      fc.property(logs, pending, budget, system, fc.constantFrom('5m' as const, '1h' as const), (events, mode, b, prompt, cacheTtl) => {
+        const request = renderAnthropic(viewAtHead(events, mode, b, prompt), { cacheTtl });
+        expect(validateAnthropicRequest({ ...request, tools: withToolsBreakpoint(renderToolOutputTools('anthropic'), cacheTtl) })).toEqual([]);
       }),
       runs,
     );

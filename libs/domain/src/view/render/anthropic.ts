@@ -5,17 +5,27 @@ import { RenderableView } from './renderable-view';
 /** Messages API shapes (the subset we emit), kept here so the domain needs no SDK. */
 export type AnthropicImageType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 export type AnthropicUrlSource = { type: 'url'; url: string };
-export type AnthropicTextBlock = { type: 'text'; text: string };
-export type AnthropicMediaBlock =
+
+/** How long a cached prefix lives: the Messages API's two `cache_control` TTLs. */
+export type CacheTtl = '5m' | '1h';
+/** A prompt-cache breakpoint: the prefix up to and including its block is cached. No `ttl` is 5 minutes, the API's default. */
+export type AnthropicCacheControl = { type: 'ephemeral'; ttl?: '1h' };
+/** Every block we emit may carry a breakpoint. */
+type Cacheable = { cache_control?: AnthropicCacheControl };
+
+export type AnthropicTextBlock = { type: 'text'; text: string } & Cacheable;
+export type AnthropicMediaBlock = (
   | { type: 'image'; source: { type: 'base64'; media_type: AnthropicImageType; data: string } | AnthropicUrlSource }
-  | { type: 'document'; source: { type: 'base64'; media_type: 'application/pdf'; data: string } | AnthropicUrlSource };
-export type AnthropicToolUseBlock = { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+  | { type: 'document'; source: { type: 'base64'; media_type: 'application/pdf'; data: string } | AnthropicUrlSource }
+) &
+  Cacheable;
+export type AnthropicToolUseBlock = { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } & Cacheable;
 export type AnthropicToolResultBlock = {
   type: 'tool_result';
   tool_use_id: string;
   content?: string | Array<AnthropicTextBlock | AnthropicMediaBlock>;
   is_error?: boolean;
-};
+} & Cacheable;
 export type AnthropicContentBlock = AnthropicTextBlock | AnthropicMediaBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 export interface AnthropicMessage {
@@ -24,8 +34,27 @@ export interface AnthropicMessage {
 }
 
 export interface AnthropicRequest {
-  system?: string;
+  /** A string; one text block when it carries a breakpoint. */
+  system?: string | AnthropicTextBlock[];
   messages: AnthropicMessage[];
+}
+
+export interface AnthropicRenderOptions {
+  /** Mark prompt-cache breakpoints with this lifetime (see withBreakpoints); absent, none. */
+  cacheTtl?: CacheTtl;
+}
+
+/** Anthropic's limit: a request with more blocks carrying `cache_control` is refused. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+export function cacheControl(ttl: CacheTtl): AnthropicCacheControl {
+  // 5m is the API's default: the bare marker is also what gateways without TTL support take.
+  return ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
+/** The tool definitions with a breakpoint on the last one: tools come first in the cached prefix. */
+export function withToolsBreakpoint<T extends object>(tools: readonly T[], ttl: CacheTtl): Array<T & Cacheable> {
+  return tools.map((tool, i) => (i === tools.length - 1 ? { ...tool, cache_control: cacheControl(ttl) } : tool));
 }
 
 /**
@@ -52,24 +81,60 @@ const isAnthropicImage = (mediaType: string): mediaType is AnthropicImageType =>
  * Reasoning parts are omitted: thinking blocks need the provider's signature,
  * which the log does not keep.
  */
-export function renderAnthropic(view: RenderableView): AnthropicRequest {
+export function renderAnthropic(view: RenderableView, options: AnthropicRenderOptions = {}): AnthropicRequest {
   const ids = new ToolUseIds();
   const leading = view.messages.findIndex((message) => message.role !== 'system');
   const head = leading === -1 ? view.messages.length : leading;
   const system = [view.system ?? '', ...view.messages.slice(0, head).flatMap(textsOf)].filter(isPresent).join('\n\n');
+  const stable = stablePrefixLength(view);
 
   const turns: AnthropicMessage[] = [];
-  for (const message of view.messages.slice(head)) {
+  let stableEnd: AnthropicContentBlock | undefined;
+  view.messages.slice(head).forEach((message, k) => {
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const content = messageBlocks(message, ids);
-    if (content.length === 0) continue;
+    if (content.length === 0) return;
     const last = turns.at(-1);
     if (last?.role === role) last.content.push(...content);
     else turns.push({ role, content });
-  }
+    if (head + k < stable) stableEnd = content.at(-1);
+  });
   if (turns[0]?.role !== 'user') turns.unshift({ role: 'user', content: [{ type: 'text', text: ANTHROPIC_OPENING_TEXT }] });
   trimFinalAssistant(turns);
-  return system ? { system, messages: turns } : { messages: turns };
+  if (!options.cacheTtl) return system ? { system, messages: turns } : { messages: turns };
+  return withBreakpoints(system, turns, stableEnd, cacheControl(options.cacheTtl));
+}
+
+/**
+ * Leading messages that change only at a rewrite (pivot, pin): through the
+ * last one from the pivot's prefix or the pins. Results normalization placed
+ * among them answer the prefix's own calls and are as stable.
+ */
+function stablePrefixLength(view: RenderableView): number {
+  return (view.sources?.findLastIndex((source) => source.origin === 'prefix' || source.origin === 'pins') ?? -1) + 1;
+}
+
+/**
+ * Breakpoints where the prefix stops being stable, in request order: the
+ * system prompt (tools before it are marked by withToolsBreakpoint), the end
+ * of the pivot's prefix and pins (a compaction rewrites them, a new turn does
+ * not), and the last block, so the next read, which begins with this one,
+ * reads everything up to it from the cache. At most three here, four with the
+ * tools: Anthropic's limit.
+ */
+function withBreakpoints(
+  system: string,
+  turns: AnthropicMessage[],
+  stableEnd: AnthropicContentBlock | undefined,
+  control: AnthropicCacheControl,
+): AnthropicRequest {
+  const last = turns.at(-1)!;
+  const marked = new Set([stableEnd, last.content.at(-1)]);
+  const messages = turns.map((turn) => ({
+    role: turn.role,
+    content: turn.content.map((block) => (marked.has(block) ? { ...block, cache_control: control } : block)),
+  }));
+  return system ? { system: [{ type: 'text', text: system, cache_control: control }], messages } : { messages };
 }
 
 function isPresent(text: string): boolean {

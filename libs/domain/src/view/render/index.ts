@@ -1,6 +1,6 @@
 import { Message } from '../../events';
 import { AiSdkMessage, renderAiSdk } from './ai-sdk';
-import { AnthropicMessage, renderAnthropic } from './anthropic';
+import { AnthropicMessage, AnthropicRenderOptions, AnthropicTextBlock, renderAnthropic } from './anthropic';
 import { renderNeutral } from './neutral';
 import { OpenAIChatMessage, renderOpenAIChat } from './openai-chat';
 import { renderOpenAIResponses, ResponsesInputItem } from './openai-responses';
@@ -20,11 +20,15 @@ export type RenderedContext =
   | { format: 'neutral'; messages: Message[] }
   | { format: 'openai'; messages: OpenAIChatMessage[] }
   | { format: 'openai-responses'; input: ResponsesInputItem[] }
-  | { format: 'anthropic'; system?: string; messages: AnthropicMessage[] }
+  | { format: 'anthropic'; system?: string | AnthropicTextBlock[]; messages: AnthropicMessage[] }
   | { format: 'ai-sdk'; system?: string; messages: AiSdkMessage[] };
 
-/** The view in a provider's request shape, ready to send unchanged. */
-export function renderContext(view: RenderableView, format: ContextFormat): RenderedContext {
+/**
+ * The view in a provider's request shape, ready to send unchanged. Cache
+ * breakpoints (`options.cacheTtl`) are the Anthropic format's alone: OpenAI
+ * caches prefixes without markers.
+ */
+export function renderContext(view: RenderableView, format: ContextFormat, options: AnthropicRenderOptions = {}): RenderedContext {
   switch (format) {
     case 'neutral':
       return { format, messages: renderNeutral(view) };
@@ -33,7 +37,7 @@ export function renderContext(view: RenderableView, format: ContextFormat): Rend
     case 'openai-responses':
       return { format, input: renderOpenAIResponses(view) };
     case 'anthropic':
-      return { format, ...renderAnthropic(view) };
+      return { format, ...renderAnthropic(view, options) };
     case 'ai-sdk':
       return { format, ...renderAiSdk(view) };
   }

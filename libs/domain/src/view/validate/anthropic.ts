@@ -3,12 +3,16 @@
  * 400, worded like its errors where we know them. Shapes are loose: stub
  * servers feed it parsed JSON.
  */
+import { MAX_CACHE_BREAKPOINTS } from '../render/anthropic';
+
 export interface AnthropicBlockInput {
   type: string;
   text?: unknown;
   id?: unknown;
   input?: unknown;
   tool_use_id?: unknown;
+  content?: unknown;
+  cache_control?: unknown;
 }
 
 export interface AnthropicMessageInput {
@@ -19,6 +23,7 @@ export interface AnthropicMessageInput {
 export interface AnthropicRequestInput {
   system?: unknown;
   messages: readonly AnthropicMessageInput[];
+  tools?: unknown;
 }
 
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
@@ -65,6 +70,52 @@ export function validateAnthropicRequest(request: AnthropicRequestInput): string
   const lastBlock = messages.length > 0 ? blocksOf(messages[messages.length - 1]).at(-1) : undefined;
   if (messages.at(-1)?.role === 'assistant' && lastBlock?.type === 'text' && /\s$/.test(String(lastBlock.text))) {
     errors.push('messages: final assistant content cannot end with trailing whitespace');
+  }
+  errors.push(...cacheControlErrors(request));
+  return errors;
+}
+
+/** Blocks that may carry `cache_control`; thinking blocks may not (Anthropic, "Prompt caching": what cannot be cached). */
+const CACHEABLE_BLOCKS: ReadonlySet<string> = new Set(['text', 'image', 'document', 'tool_use', 'tool_result']);
+
+const asBlocks = (value: unknown): AnthropicBlockInput[] =>
+  Array.isArray(value) ? value.filter((v): v is AnthropicBlockInput => typeof v === 'object' && v !== null) : [];
+
+/**
+ * Prompt-caching rules (Anthropic, "Prompt caching"; @anthropic-ai/sdk's
+ * CacheControlEphemeral): at most four breakpoints; `type: "ephemeral"` with
+ * an optional `ttl` of `5m` or `1h`; only on blocks that can be cached; and,
+ * in request order (tools, system, messages), no 1-hour breakpoint after a
+ * 5-minute one.
+ */
+function cacheControlErrors(request: AnthropicRequestInput): string[] {
+  const marked: Array<{ at: string; type: string; control: unknown }> = [];
+  const collect = (blocks: AnthropicBlockInput[], at: string) =>
+    blocks.forEach((block, j) => {
+      if (block.cache_control !== undefined && block.cache_control !== null) marked.push({ at: `${at}.${j}`, type: block.type, control: block.cache_control });
+      if (block.type === 'tool_result') collect(asBlocks(block.content), `${at}.${j}.content`);
+    });
+  asBlocks(request.tools).forEach((tool, i) => {
+    if (tool.cache_control !== undefined && tool.cache_control !== null) marked.push({ at: `tools.${i}`, type: 'tool', control: tool.cache_control });
+  });
+  collect(asBlocks(request.system), 'system');
+  request.messages.forEach((message, i) => collect(asBlocks(message.content), `messages.${i}.content`));
+
+  const errors: string[] = [];
+  if (marked.length > MAX_CACHE_BREAKPOINTS) {
+    errors.push(`A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`);
+  }
+  let fiveMinutesAt: string | null = null;
+  for (const { at, type, control } of marked) {
+    if (type !== 'tool' && !CACHEABLE_BLOCKS.has(type)) errors.push(`${at}.cache_control: ${type} blocks cannot be cached`);
+    const { type: kind, ttl, ...rest } = (typeof control === 'object' && control !== null ? control : {}) as Record<string, unknown>;
+    if (kind !== 'ephemeral') errors.push(`${at}.cache_control.type: Input should be 'ephemeral'`);
+    if (ttl !== undefined && ttl !== '5m' && ttl !== '1h') errors.push(`${at}.cache_control.ttl: Input should be '5m' or '1h'`);
+    for (const key of Object.keys(rest)) errors.push(`${at}.cache_control.${key}: Extra inputs are not permitted`);
+    if (ttl === '1h' && fiveMinutesAt !== null) {
+      errors.push(`${at}.cache_control: a ttl='1h' breakpoint must not come after a ttl='5m' one (${fiveMinutesAt}); the order is tools, system, messages`);
+    }
+    if (ttl !== '1h') fiveMinutesAt ??= at;
   }
   return errors;
 }
