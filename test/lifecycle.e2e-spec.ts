@@ -4,7 +4,7 @@ import { createTestDatabase } from './support/database';
 import { ADMIN_TOKEN } from './support/env';
 import { LlmStub, startLlmStub } from './support/llm-stub';
 import { startRedis, stopRedis } from './support/redis-server';
-import { exited, freePort, logLines, ProcessHandle, startProcess, startService, TestService, waitFor } from './support/service';
+import { exited, freePort, logLines, ProcessHandle, startProcess, startService, startSupervisor, TestService, waitFor } from './support/service';
 
 /**
  * How the processes start, stop and log, as an operator meets them: real
@@ -225,17 +225,7 @@ describe('worker shutdown', () => {
 
 describe('the npm start supervisor', () => {
   it('passes SIGTERM to API and worker and exits 0 once both drained, within the deadline', async () => {
-    const db = await createTestDatabase();
-    const [port, workerPort] = [await freePort(), await freePort()];
-    const supervisor = startProcess('supervisor', {
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      WORKER_PORT: String(workerPort),
-      QUEUE_PREFIX: `sst-sup-${port}`,
-      ADMIN_TOKEN,
-      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-      LOG_FORMAT: 'json',
-    });
+    const { supervisor, port, workerPort, db } = await startSupervisor(SHUTDOWN_TIMEOUT_MS);
     try {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 'API via supervisor', 30_000, supervisor);
       await waitFor(async () => (await fetch(`http://127.0.0.1:${workerPort}/readyz`)).ok, 'worker via supervisor', 30_000, supervisor);

@@ -1,7 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createTestDatabase } from '../support/database';
-import { ADMIN_TOKEN } from '../support/env';
-import { exited, freePort, logLines, startProcess, waitFor } from '../support/service';
+import { exited, logLines, startSupervisor, waitFor } from '../support/service';
 
 /** The supervisor's child running `<app>/src/main.js`, by its parent's pid (they share no process group). */
 function childPid(supervisorPid: number, app: 'api' | 'worker'): number | undefined {
@@ -26,17 +24,7 @@ const alive = (pid: number) => {
  */
 describe('faults: the npm start supervisor', () => {
   it('restarts a SIGKILLed API, leaves the worker alone, and exits 0 on SIGTERM', async () => {
-    const db = await createTestDatabase();
-    const [port, workerPort] = [await freePort(), await freePort()];
-    const supervisor = startProcess('supervisor', {
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      WORKER_PORT: String(workerPort),
-      QUEUE_PREFIX: `sst-sup-${port}`,
-      ADMIN_TOKEN,
-      SHUTDOWN_TIMEOUT_MS: '5000',
-      LOG_FORMAT: 'json',
-    });
+    const { supervisor, port, workerPort, db } = await startSupervisor(5000);
     try {
       const healthy = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
       await waitFor(healthy, 'API via supervisor', 30_000, supervisor);

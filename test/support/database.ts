@@ -12,8 +12,14 @@ async function admin<T>(work: (c: Client) => Promise<T>): Promise<T> {
   }
 }
 
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop: () => Promise<void>;
+}
+
 /** A fresh database cloned from the migrated template; drop it after the spec. */
-export async function createTestDatabase(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `sst_test_${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DB}"`));
   return {

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { createTestDatabase } from './database';
+import { createTestDatabase, TestDatabase } from './database';
 import { ADMIN_TOKEN, REDIS_URL } from './env';
 
 const DIST = join(__dirname, '..', '..', 'dist', 'apps');
@@ -51,6 +51,22 @@ export function startProcess(app: 'api' | 'worker' | 'supervisor', env: Record<s
       clearTimeout(timer);
     },
   };
+}
+
+/** `npm start`'s supervisor over a fresh database, API and worker on free ports. */
+export async function startSupervisor(shutdownTimeoutMs: number): Promise<{ supervisor: ProcessHandle; port: number; workerPort: number; db: TestDatabase }> {
+  const db = await createTestDatabase();
+  const [port, workerPort] = [await freePort(), await freePort()];
+  const supervisor = startProcess('supervisor', {
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    WORKER_PORT: String(workerPort),
+    QUEUE_PREFIX: `sst-sup-${port}`,
+    ADMIN_TOKEN,
+    SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
+    LOG_FORMAT: 'json',
+  });
+  return { supervisor, port, workerPort, db };
 }
 
 export interface TestService {
