@@ -18,7 +18,7 @@
  *   the cached prefix; the whole cached prefix when the message is not found.
  * - removedTokens: compaction tokensBefore - tokensAfter; prune tokensFreed;
  *   archive its tokensFreed when present, else the estimates of the archived
- *   results' messages minus the digest's.
+ *   results' messages minus the digest's (its text, chars / 4).
  * - rewriteCost: what the next step pays extra, the invalidated tokens that
  *   remain written again at 1.25 instead of read at 0.1:
  *   max(0, invalidated - removed) x 1.15.
@@ -227,7 +227,7 @@ export function cacheTraceOf(event: StoredEvent): CacheTraceEvent | null {
         type: event.type,
         callIds: event.data.callIds,
         ...(typeof freed === 'number' ? { tokensFreed: freed } : {}),
-        digestTokens: event.data.digest ? Math.ceil(JSON.stringify(event.data.digest.parts).length / 4) : 0,
+        digestTokens: Math.ceil((event.data.digest?.parts ?? []).reduce((sum, part) => sum + ('text' in part ? part.text.length : 0), 0) / 4),
       };
     }
     default:
