@@ -119,6 +119,23 @@ describe('cache cost of rewrites', () => {
     expect(compaction).toMatchObject({ cachedPrefixTokens: 300, invalidatedTokens: 300, removedTokens: 300, rewriteCost: 0, stepsSince: 1, repaidAfterSteps: 0 });
   });
 
+  it('given a prune that clears the inputs too, then it invalidates from the call on', () => {
+    // from seq 2 (50) through seq 5: 50 + 2000 + 100 = 2150 of the 2250 cached
+    const report = cacheReport([...before, { seq: 7, type: 'tool_outputs.pruned', callIds: ['c1'], tokensFreed: 2000, clearInputs: true }]);
+    expect(report.rewrites[0]).toMatchObject({ invalidatedTokens: 2150, rewriteCost: 172.5, savingPerStep: 200, breakEvenSteps: 1 });
+  });
+
+  it("given a step that names the context it measured, then the messages after that context are not counted as cached", () => {
+    // step 6 measured the view at seq 3: only the result (2000) lies from the change to it
+    const measured = before.map((event) => (event.seq === 6 ? { ...event, contextSeq: 3 } : event));
+    const report = cacheReport([...measured, { seq: 7, type: 'tool_outputs.pruned', callIds: ['c1'], tokensFreed: 1990 }]);
+    expect(report.rewrites[0]).toMatchObject({ cachedPrefixTokens: 2250, invalidatedTokens: 2000, rewriteCost: 11.5 });
+  });
+
+  it('given no rewrite, then the ratio since the last rewrite is the overall one', () => {
+    expect(cacheReport(before)).toMatchObject({ hitRatio: round(2150 / 4600), hitRatioSinceRewrite: round(2150 / 4600), steps: 2, stepsSinceRewrite: 2, lastRewriteSeq: null });
+  });
+
   it('given stored events, when traced, then messages carry their tool ids and steps their usage', () => {
     const [u, a, t, s] = storeEvents([user('u', 'hi'), assistant('a', call('c')), tool('t', result('c')), usage(10, 5, { read: 3 }, 3)]);
     expect(cacheTraceOf(u)).toMatchObject({ type: 'message.added', calls: [], results: [] });
