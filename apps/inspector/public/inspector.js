@@ -980,6 +980,16 @@ async function loadCompactions() {
   }
 }
 
+/**
+ * What a rewrite cost in prompt cache (docs/compaction.md section 17).
+ * @param {{ invalidatedTokens: number | null, rewriteCost: number | null, breakEvenSteps: number | null, repaidAfterSteps: number | null }} cost
+ */
+function cacheText(cost) {
+  if (cost.invalidatedTokens === null) return 'cache: no step before it';
+  const repaid = cost.repaidAfterSteps !== null ? `repaid after ${num(cost.repaidAfterSteps)} steps` : cost.breakEvenSteps !== null ? `repays after ${num(cost.breakEvenSteps)} steps` : 'never repaid';
+  return `cache: ${num(cost.invalidatedTokens)} invalidated · cost ${num(cost.rewriteCost ?? 0)} · ${repaid}`;
+}
+
 /** @param {any[]} all */
 function renderCompactions(all) {
   if (all.length === 0) {
@@ -1001,6 +1011,7 @@ function renderCompactions(all) {
           el('span', { text: c.range ? `covers seq ${c.range.fromSeq ?? 1}..${c.range.throughSeq}` : '' }),
           el('span', { text: c.messagesCompacted !== undefined ? `${num(c.messagesCompacted)} messages compacted` : '' }),
           el('span', { text: typeof c.durationMs === 'number' ? `${num(c.durationMs)} ms` : '' }),
+          el('span', { text: c.cache ? cacheText(c.cache) : '' }),
         ]);
         const card = el('div', { className: 'card' }, [el('h3', { text: `Compaction at marker seq ${c.markerSeq}${c.completedSeq ? `, pivot seq ${c.completedSeq}` : ''}` }), figures]);
         if (c.retention !== undefined && c.retention !== null) {

@@ -10,3 +10,4 @@ export * from './forks.store';
 export * from './transfer.store';
 export * from './stored-outputs.store';
 export * from './search.store';
+export * from './cache.store';

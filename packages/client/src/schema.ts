@@ -1369,6 +1369,8 @@ export interface components {
             preset: string;
             tokens: components["schemas"]["TokenFigures"];
             compaction: components["schemas"]["CompactionState"];
+            /** @description The prompt cache's hit ratio over the steps' reported usage */
+            cache: components["schemas"]["CacheRatios"];
         };
         SessionList: {
             sessions: components["schemas"]["Session"][];
@@ -1527,11 +1529,58 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             failures: components["schemas"]["CompactionFailure"][];
+            /** @description What the compaction cost in prompt cache (the history only) */
+            cache?: components["schemas"]["RewriteCacheCost"];
         };
         CompactionHistory: {
             compactions: components["schemas"]["CompactionEntry"][];
             state: components["schemas"]["CompactionState"];
             nextAfterSeq: number | null;
+            /** @description The hit ratios, and what the prunes and archives cost (each compaction carries its own `cache`) */
+            cache: {
+                /** @description Sum of the steps' cache_read_tokens over the sum of their prompt tokens (input + cache read + cache creation); null without prompt tokens */
+                hitRatio: number | null;
+                /** @description The same over the steps after the latest compaction, prune or archive */
+                hitRatioSinceRewrite: number | null;
+                steps: number;
+                stepsSinceRewrite: number;
+                /** @description The latest compaction.completed, tool_outputs.pruned or tool_results.archived, or null */
+                lastRewriteSeq: number | null;
+                /** @description The prunes and archives of this page's range (after afterSeq, before the next page's first marker), oldest first */
+                rewrites: components["schemas"]["RewriteCacheCost"][];
+            };
+        };
+        RewriteCacheCost: {
+            /** @description The rewrite event (compaction.completed, tool_outputs.pruned or tool_results.archived) */
+            seq: number;
+            /** @enum {string} */
+            kind: "compaction" | "prune" | "archive";
+            /** @description The last step before the rewrite: its cache_read_tokens + cache_creation_tokens, the prefix the provider held cached; null without a step */
+            cachedPrefixTokens: number | null;
+            /** @description The part of the cached prefix from the first changed position on: all of it for a compaction; for a prune or archive the estimates of the messages from the earliest changed one up to that step, capped at the cached prefix */
+            invalidatedTokens: number | null;
+            /** @description Compaction: tokensBefore - tokensAfter; prune: tokensFreed; archive: tokensFreed, else the archived results minus the digest (estimates) */
+            removedTokens: number;
+            /** @description In uncached-input tokens: the invalidated tokens that remain, written again at 1.25 instead of read at 0.1: max(0, invalidated - removed) x 1.15 */
+            rewriteCost: number | null;
+            /** @description What each later step saves: removed x 0.1 (the removed tokens are no longer read from the cache) */
+            savingPerStep: number;
+            /** @description ceil(rewriteCost / savingPerStep): the steps its saving needs to repay it; null when unknown or nothing was removed */
+            breakEvenSteps: number | null;
+            /** @description Steps after the rewrite, up to the next compaction */
+            stepsSince: number;
+            /** @description breakEvenSteps once as many steps followed the rewrite; null while not yet repaid */
+            repaidAfterSteps: number | null;
+        };
+        CacheRatios: {
+            /** @description Sum of the steps' cache_read_tokens over the sum of their prompt tokens (input + cache read + cache creation); null without prompt tokens */
+            hitRatio: number | null;
+            /** @description The same over the steps after the latest compaction, prune or archive */
+            hitRatioSinceRewrite: number | null;
+            steps: number;
+            stepsSinceRewrite: number;
+            /** @description The latest compaction.completed, tool_outputs.pruned or tool_results.archived, or null */
+            lastRewriteSeq: number | null;
         };
         CompactionRequestResult: {
             /** @description The compaction.requested marker */
@@ -1570,6 +1619,8 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             failures: components["schemas"]["CompactionFailure"][];
+            /** @description What the compaction cost in prompt cache (the history only) */
+            cache?: components["schemas"]["RewriteCacheCost"];
             state: components["schemas"]["CompactionState"];
             /** @description true: the request joined the compaction already pending */
             joined: boolean;

@@ -6,7 +6,9 @@ import {
   CompactionFailedData,
   CompactionRequestedData,
   CompactionState,
+  cacheReport,
   composeSessionView,
+  RewriteCacheCost,
   planCompaction,
   renderNeutral,
   StoredEvent,
@@ -16,6 +18,7 @@ import {
   lockSessionForAppend,
   OutboxRow,
   readCompactionMarkers,
+  readCacheTrace,
   readCompactionOutcomes,
   readWindow,
   WindowRead,
@@ -42,7 +45,13 @@ export interface HistoryOptions {
 }
 
 /** One compaction as the history shows it: the marker, what became of it, and every failed try on the way. */
-function historyEntry(marker: StoredEvent<'compaction.requested'>, outcomes: readonly Outcome[], state: CompactionState, options: HistoryOptions) {
+function historyEntry(
+  marker: StoredEvent<'compaction.requested'>,
+  outcomes: readonly Outcome[],
+  state: CompactionState,
+  options: HistoryOptions,
+  costs?: ReadonlyMap<number, RewriteCacheCost>,
+) {
   const data: CompactionRequestedData = marker.data;
   const mine = outcomes.filter((event) => event.data.markerSeq === marker.seq);
   const completed = mine.find((event): event is StoredEvent<'compaction.completed'> => event.type === 'compaction.completed');
@@ -66,6 +75,7 @@ function historyEntry(marker: StoredEvent<'compaction.requested'>, outcomes: rea
     status,
     ...(completed ? completionFields(completed, options) : {}),
     failures: failures.map((event) => failureFields(event.seq, event.data, event.createdAt)),
+    ...(completed && costs?.has(completed.seq) ? { cache: costs.get(completed.seq) } : {}),
   };
 }
 
@@ -168,7 +178,11 @@ export class CompactionsService {
     });
   }
 
-  /** The history, oldest first, paged by marker seq. */
+  /**
+   * The history, oldest first, paged by marker seq, with what each rewrite
+   * cost in prompt cache: the trace (readCacheTrace) is a scan of the log's
+   * small rows, this read's largest cost on a long session.
+   */
   async list(tenantId: string, sessionId: string, afterSeq = 0, limit = 50, options: HistoryOptions = { record: false }) {
     return this.db.tenantTx(tenantId, async (tx) => {
       const read = await readWindow(tx, sessionId);
@@ -181,10 +195,15 @@ export class CompactionsService {
         sessionId,
         page.map((marker) => marker.seq),
       );
+      const { rewrites, ...ratios } = cacheReport(await readCacheTrace(tx, sessionId));
+      const costs = new Map(rewrites.map((cost) => [cost.seq, cost]));
+      // The prunes and archives of the page's range: after afterSeq, before the next page's first marker.
+      const before = markers.length > limit ? markers[limit].seq : Infinity;
       return {
-        compactions: page.map((marker) => historyEntry(marker, outcomes, state, options)),
+        compactions: page.map((marker) => historyEntry(marker, outcomes, state, options, costs)),
         state,
         nextAfterSeq: markers.length > limit ? page[page.length - 1].seq : null,
+        cache: { ...ratios, rewrites: rewrites.filter((cost) => cost.kind !== 'compaction' && cost.seq > afterSeq && cost.seq < before) },
       };
     });
   }

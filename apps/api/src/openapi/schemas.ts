@@ -58,6 +58,42 @@ const TokenFigures = object({
   ratio: { type: ['number', 'null'], description: 'estimated / usable' },
 });
 
+/** docs/compaction.md "What a rewrite cost": prices relative to an uncached input token, cache write 1.25, cache read 0.1. */
+const RewriteCacheCost = object({
+  seq: { ...seq, description: 'The rewrite event (compaction.completed, tool_outputs.pruned or tool_results.archived)' },
+  kind: { type: 'string', enum: ['compaction', 'prune', 'archive'] },
+  cachedPrefixTokens: {
+    type: ['integer', 'null'],
+    minimum: 0,
+    description: "The last step before the rewrite: its cache_read_tokens + cache_creation_tokens, the prefix the provider held cached; null without a step",
+  },
+  invalidatedTokens: {
+    type: ['integer', 'null'],
+    minimum: 0,
+    description:
+      'The part of the cached prefix from the first changed position on: all of it for a compaction; for a prune or archive the estimates of the messages from the earliest changed one up to that step, capped at the cached prefix',
+  },
+  removedTokens: { type: 'integer', minimum: 0, description: 'Compaction: tokensBefore - tokensAfter; prune: tokensFreed; archive: tokensFreed, else the archived results minus the digest (estimates)' },
+  rewriteCost: {
+    type: ['number', 'null'],
+    minimum: 0,
+    description: 'In uncached-input tokens: the invalidated tokens that remain, written again at 1.25 instead of read at 0.1: max(0, invalidated - removed) x 1.15',
+  },
+  savingPerStep: { type: 'number', minimum: 0, description: 'What each later step saves: removed x 0.1 (the removed tokens are no longer read from the cache)' },
+  breakEvenSteps: { type: ['integer', 'null'], minimum: 0, description: 'ceil(rewriteCost / savingPerStep): the steps its saving needs to repay it; null when unknown or nothing was removed' },
+  stepsSince: { ...count, description: 'Steps after the rewrite, up to the next compaction' },
+  repaidAfterSteps: { type: ['integer', 'null'], minimum: 0, description: 'breakEvenSteps once as many steps followed the rewrite; null while not yet repaid' },
+});
+
+const CACHE_RATIO_FIELDS: Record<string, JsonSchema> = {
+  hitRatio: { type: ['number', 'null'], description: "Sum of the steps' cache_read_tokens over the sum of their prompt tokens (input + cache read + cache creation); null without prompt tokens" },
+  hitRatioSinceRewrite: { type: ['number', 'null'], description: 'The same over the steps after the latest compaction, prune or archive' },
+  steps: count,
+  stepsSinceRewrite: count,
+  lastRewriteSeq: { ...nullableSeq, description: 'The latest compaction.completed, tool_outputs.pruned or tool_results.archived, or null' },
+};
+const CacheRatios = object(CACHE_RATIO_FIELDS);
+
 const SESSION_FIELDS: Record<string, JsonSchema> = {
   id: { type: 'string', example: 'agent-run-42' },
   model: { type: 'string', example: 'gpt-4.1' },
@@ -84,6 +120,7 @@ const SessionDetail = object(
     preset: { type: 'string', description: 'The preset the resolved configuration starts from' },
     tokens: ref('TokenFigures'),
     compaction: ref('CompactionState'),
+    cache: { ...ref('CacheRatios'), description: "The prompt cache's hit ratio over the steps' reported usage" },
   },
   ['forkedFrom'],
 );
@@ -126,9 +163,10 @@ const ENTRY_FIELDS: Record<string, JsonSchema> = {
   ...OUTCOME_FIELDS,
   record: { ...nullable(openObject), description: 'The structured summary record (include=record only)' },
   failures: { type: 'array', items: ref('CompactionFailure') },
+  cache: { ...ref('RewriteCacheCost'), description: 'What the compaction cost in prompt cache (the history only)' },
 };
-/** Present once the compaction completed (`record` only when asked for). */
-const COMPLETION_ONLY = ['instructions', 'completedSeq', 'completedAt', 'range', ...Object.keys(OUTCOME_FIELDS), 'record'];
+/** Present once the compaction completed (`record` only when asked for, `cache` in the history). */
+const COMPLETION_ONLY = ['instructions', 'completedSeq', 'completedAt', 'range', ...Object.keys(OUTCOME_FIELDS), 'record', 'cache'];
 
 const CompactionEntry = object(ENTRY_FIELDS, COMPLETION_ONLY);
 
@@ -287,7 +325,16 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     compactions: { type: 'array', items: ref('CompactionEntry') },
     state: ref('CompactionState'),
     nextAfterSeq: nullableSeq,
+    cache: {
+      ...object({
+        ...CACHE_RATIO_FIELDS,
+        rewrites: { type: 'array', items: ref('RewriteCacheCost'), description: "The prunes and archives of this page's range (after afterSeq, before the next page's first marker), oldest first" },
+      }),
+      description: 'The hit ratios, and what the prunes and archives cost (each compaction carries its own `cache`)',
+    },
   }),
+  RewriteCacheCost,
+  CacheRatios,
   CompactionRequestResult,
   CompactionDryRun,
   PruneReport: object({ sessionId: { type: 'string' }, headSeq: seq, prune: PRUNE_STATUS('pruned'), archive: PRUNE_STATUS('archived') }),
