@@ -1369,8 +1369,6 @@ export interface components {
             preset: string;
             tokens: components["schemas"]["TokenFigures"];
             compaction: components["schemas"]["CompactionState"];
-            /** @description The prompt cache's hit ratio over the steps' reported usage */
-            cache: components["schemas"]["CacheRatios"];
         };
         SessionList: {
             sessions: components["schemas"]["Session"][];

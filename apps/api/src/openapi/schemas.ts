@@ -120,7 +120,6 @@ const SessionDetail = object(
     preset: { type: 'string', description: 'The preset the resolved configuration starts from' },
     tokens: ref('TokenFigures'),
     compaction: ref('CompactionState'),
-    cache: { ...ref('CacheRatios'), description: "The prompt cache's hit ratio over the steps' reported usage" },
   },
   ['forkedFrom'],
 );

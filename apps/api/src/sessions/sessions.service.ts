@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState, Tx } from '@app/database';
-import { applyConfigPatch, cacheReport, checkForkSeq, composeSessionView, DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
+import { applyConfigPatch, checkForkSeq, composeSessionView, DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
 import {
   findSession,
   insertEvents,
@@ -16,7 +16,6 @@ import {
   payloadHash,
   SessionCursor,
   readTenantConfig,
-  readCacheTrace,
   readWindow,
   setSessionArchived,
   updateSessionConfig,
@@ -161,17 +160,9 @@ export class SessionsService {
     await updateSessionConfig(tx, sessionId, config);
   }
 
-  /**
-   * State plus the same token figures the context endpoint reports, and the
-   * prompt cache's hit ratios (a scan of the log's small rows, readCacheTrace:
-   * this read's only cost beyond the context's).
-   */
+  /** State plus the same token figures the context endpoint reports. */
   async get(tenantId: string, sessionId: string) {
-    const [{ read, composed }, trace] = await Promise.all([
-      this.contexts.view(tenantId, sessionId),
-      this.db.tenantTx(tenantId, (tx) => readCacheTrace(tx, sessionId)),
-    ]);
-    const { rewrites: _rewrites, ...cache } = cacheReport(trace);
+    const { read, composed } = await this.contexts.view(tenantId, sessionId);
     return {
       ...sessionState(read.session),
       pivotSeq: composed.view.pivotSeq,
@@ -179,7 +170,6 @@ export class SessionsService {
       preset: composed.config.preset,
       tokens: tokenFigures(composed),
       compaction: compactionState(read, composed),
-      cache,
     };
   }
 
