@@ -12,6 +12,9 @@
  *   npm run build && npm start   # elsewhere; then
  *   npm run bench:search -- --sessions 10000 --events 100 --queries 200 --keep
  *   npm run bench:search -- --sessions 10000 --events 100 --reuse   # the kept tenant, no new seed
+ *
+ * Then read-your-writes: a session of --unindexed events appended through
+ * the API (run it with no worker, so they stay unindexed), searched inside.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -27,6 +30,7 @@ const { values: args } = parseArgs({
     queries: { type: 'string', default: '200' },
     keep: { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
+    unindexed: { type: 'string', default: '1000' },
   },
 });
 const SESSIONS = Number(args.sessions);
@@ -96,7 +100,9 @@ async function seed(owner: Client, tenantId: string): Promise<void> {
 /** A tenant seeded by an earlier run with --keep at this size, with a new key; or none. */
 async function reuseTenant(owner: Client, client: BenchClient): Promise<{ tenantId: string; key: string } | undefined> {
   const { rows } = await owner.query(
-    `SELECT t.tenant_id FROM tenants t WHERE t.name LIKE $1 AND (SELECT count(*) FROM sessions s WHERE s.tenant_id = t.tenant_id) = $2 ORDER BY t.created_at DESC LIMIT 1`,
+    `SELECT t.tenant_id FROM tenants t
+      WHERE t.name LIKE $1 AND (SELECT count(*) FROM sessions s WHERE s.tenant_id = t.tenant_id AND s.session_id NOT LIKE 'bench-fresh-%') = $2
+      ORDER BY t.created_at DESC LIMIT 1`,
     [`${TENANT_NAME}-%`, SESSIONS],
   );
   if (rows.length === 0) return undefined;
@@ -143,7 +149,37 @@ async function main(): Promise<void> {
       const stats = sampleStats(samples);
       rows.push([name, stats.p50.toFixed(1), stats.p99.toFixed(1), stats.max.toFixed(1), (hits / QUERIES).toFixed(1), `${capped}/${QUERIES}`]);
     }
+    // Read-your-writes inside one session: a session whose last --unindexed events the index does not hold yet (no worker runs
+    // against this API, so they stay so), searched through GET /v1/sessions/{id}/search, which reads and matches them itself.
+    const freshId = `bench-fresh-${Date.now()}`;
+    expectStatus(await client.call('POST', '/v1/sessions', tenant.key, { id: freshId, model: 'gpt-4.1' }), 201, 'create session');
+    const unindexed = Number(args.unindexed);
+    for (let n = 0; n < unindexed; n += 100) {
+      const events = Array.from({ length: Math.min(100, unindexed - n) }, () => ({ type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'text', text: documentText() }] } } }));
+      expectStatus(await client.call('POST', `/v1/sessions/${freshId}/events`, tenant.key, { events }), 201, 'append');
+    }
+    const sessionKinds: Array<[string, () => Record<string, string>]> = [
+      [`in one session, ${int(unindexed)} events unindexed: one word`, () => ({ q: pick() })],
+      [`in one session, ${int(unindexed)} events unindexed: two words`, () => ({ q: `${pick()} ${word()}` })],
+    ];
+    let searched = '';
+    for (const [name, make] of sessionKinds) {
+      const samples: number[] = [];
+      let hits = 0;
+      for (let i = -Math.min(20, QUERIES); i < QUERIES; i++) {
+        const started = process.hrtime.bigint();
+        const body = expectStatus(await client.call('GET', `/v1/sessions/${freshId}/search?${new URLSearchParams({ ...make(), limit: '20' })}`, tenant.key), 200, name);
+        if (i < 0) continue;
+        samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+        hits += body.hits.length;
+        searched = `indexedThroughSeq ${body.indexedThroughSeq}, searchedThroughSeq ${body.searchedThroughSeq}, headSeq ${body.headSeq}`;
+      }
+      const stats = sampleStats(samples);
+      rows.push([name, stats.p50.toFixed(1), stats.p99.toFixed(1), stats.max.toFixed(1), (hits / QUERIES).toFixed(1), '-']);
+    }
     printTable(rows);
+    console.log(`the session search's last answer: ${searched}`);
+    expectStatus(await client.call('DELETE', `/v1/sessions/${freshId}`, tenant.key), 204, 'delete session');
     console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     // The plan of a two-word query as the API runs it: the same statement, prepared, as its role, its tenant set.
     const q = parseSearchQuery(`${VOCABULARY[100]} ${VOCABULARY[300]}`).tsquery;
