@@ -58,7 +58,7 @@ export class SearchService {
           const page = await readEventPage(tx, sessionId!, progress.indexedSeq, this.config.search.unindexedEvents);
           if (page && page.events.length > 0) {
             searchedSeq = page.events[page.events.length - 1].seq;
-            unindexed = documentRowsOf(page.events).filter((row) => holdsEveryTerm(row.body, query));
+            unindexed = documentRowsOf(page.events, (text) => holdsEveryTerm(text, query));
           }
         }
         return { progress, searchedSeq, ...(await searchLog(tx, query.tsquery, filter, limit + 1, this.config.search.maxMatches, after, unindexed)) };
