@@ -235,3 +235,97 @@ describe('search over the log', () => {
     expect(await count('SELECT count(*) FROM search_progress WHERE tenant_id = $1', [other.tenantId])).toBe(0);
   });
 });
+
+/**
+ * Read-your-writes inside a session: with no worker, nothing is indexed, and
+ * a search inside the session still finds what was just appended (read from
+ * the log, matched and ranked by the same terms and SQL), within its bound
+ * (SEARCH_UNINDEXED_EVENTS); once part of it is indexed, the index and the
+ * log's tail merge into one order that the cursor pages over.
+ */
+describe('search inside a session: read-your-writes', () => {
+  let service: TestService;
+  let client: Client;
+  let key: string;
+  const BOUND = 6;
+  const text = (role: 'user' | 'assistant', value: string) => ({ type: 'message.added', data: { message: { role, parts: [{ type: 'text', text: value }] } } });
+  const sessionSearch = (id: string, params: Record<string, string>) =>
+    client.request('GET', `/v1/sessions/${encodeURIComponent(id)}/search?${new URLSearchParams(params)}`, { key });
+  const places = (res: { body: { hits: Array<{ seq: number; part: number }> } }) => res.body.hits.map((h) => `${h.seq}.${h.part}`);
+
+  beforeAll(async () => {
+    service = await startService({ worker: false, env: { SEARCH_INDEX_DELAY_MS: '50', SEARCH_SWEEP_INTERVAL_MS: '500', SEARCH_UNINDEXED_EVENTS: String(BOUND) } });
+    client = new Client(service.baseUrl);
+    ({ key } = await client.createTenant('fresh'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('finds an event right after its append, before any indexing, with the same matching and filters', async () => {
+    await client.createSession(key, { id: 'fresh' });
+    const appended = await client.append(key, 'fresh', {
+      events: [
+        text('user', 'Where does the okapi live?'),
+        {
+          type: 'message.added',
+          data: { message: { role: 'assistant', parts: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_call', callId: 'c1', name: 'grep', input: { pattern: 'okapi' } }] } },
+        },
+        { type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', name: 'grep', output: 'zoo/okapi.md: the okapi lives in the Ituri rainforest' }] } } },
+      ],
+    });
+    expect(appended.status).toBe(201);
+    const res = await sessionSearch('fresh', { q: 'okapi' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ indexedThroughSeq: 0, headSeq: 4, searchedThroughSeq: 4 });
+    expect(places(res).sort()).toEqual(['2.0', '3.1', '4.0']);
+    expect(res.body.hits.find((h: { seq: number }) => h.seq === 4)).toMatchObject({ role: 'tool', partType: 'tool_result', toolName: 'grep', title: null });
+    for (const hit of res.body.hits) {
+      expect(hit.score).toBeGreaterThan(0);
+      expect(hit.snippet.highlights.length).toBeGreaterThan(0);
+    }
+    // Phrases, prefixes and filters as over the index.
+    expect(places(await sessionSearch('fresh', { q: '"ituri rainforest"' }))).toEqual(['4.0']);
+    expect(places(await sessionSearch('fresh', { q: '"rainforest ituri"' }))).toEqual([]);
+    expect(places(await sessionSearch('fresh', { q: 'rainfor*' }))).toEqual(['4.0']);
+    expect(places(await sessionSearch('fresh', { q: 'okapi', role: 'user' }))).toEqual(['2.0']);
+    expect(places(await sessionSearch('fresh', { q: 'okapi', tool: 'grep' })).sort()).toEqual(['3.1', '4.0']);
+    // Across sessions, search is the index's: not there yet.
+    expect((await client.request('GET', '/v1/search?q=okapi', { key })).body.hits).toEqual([]);
+  });
+
+  it(`reads at most ${BOUND} events after the index, and says how far it searched`, async () => {
+    await client.createSession(key, { id: 'long' });
+    for (let i = 0; i < 9; i++) await client.append(key, 'long', { events: [text('user', `capybara number ${i}`)] });
+    const res = await sessionSearch('long', { q: 'capybara' });
+    expect(res.body).toMatchObject({ indexedThroughSeq: 0, headSeq: 10, searchedThroughSeq: BOUND });
+    // seq 1 is the session's creation; seqs 2..6 are the first five appends.
+    expect(res.body.hits.map((h: { seq: number }) => h.seq).sort()).toEqual([2, 3, 4, 5, 6]);
+  });
+
+  it('merges the indexed and the unindexed into one order, paged by the cursor without gaps or repeats', async () => {
+    await client.createSession(key, { id: 'mixed' });
+    await client.append(key, 'mixed', { events: [text('user', 'wombat burrow'), text('assistant', 'A wombat digs; wombat burrows are long.'), text('user', 'unrelated')] });
+    const worker = await service.startWorker();
+    await waitFor(async () => (await sessionSearch('mixed', { q: 'x' })).body.indexedThroughSeq === 4, 'indexed', 20_000);
+    await worker.stop();
+    await client.append(key, 'mixed', { events: [text('user', 'wombat'), text('assistant', 'the wombat again, and wombat')] });
+    const whole = await sessionSearch('mixed', { q: 'wombat' });
+    expect(whole.body).toMatchObject({ indexedThroughSeq: 4, headSeq: 6, searchedThroughSeq: 6 });
+    expect(places(whole).sort()).toEqual(['2.0', '3.0', '5.0', '6.0']);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: any = await sessionSearch('mixed', { q: 'wombat', limit: '1', ...(cursor ? { cursor } : {}) });
+      paged.push(...places(res));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(places(whole));
+    // The same order and scores as once everything is indexed.
+    const ranked = (res: { body: { hits: Array<{ seq: number; part: number; score: number }> } }) => res.body.hits.map((h) => [h.seq, h.part, h.score]);
+    await service.startWorker();
+    await waitFor(async () => (await sessionSearch('mixed', { q: 'x' })).body.indexedThroughSeq === 6, 'indexed', 20_000);
+    expect(ranked(await sessionSearch('mixed', { q: 'wombat' }))).toEqual(ranked(whole));
+  });
+});

@@ -219,6 +219,10 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(100) @Max(1_000_000)
   SEARCH_MAX_MATCHES = 10_000;
 
+  /** Inside one session, events after its indexed seq that a search reads from the log and matches itself, at most (read-your-writes). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(100_000)
+  SEARCH_UNINDEXED_EVENTS = 1000;
+
   /** How often the worker's reconciler looks for compaction markers that no live job will close. */
   @Transform(toInt) @IsInt() @Min(100)
   RECONCILE_INTERVAL_MS = 5000;

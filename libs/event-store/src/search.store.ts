@@ -78,6 +78,8 @@ export async function sessionsBehindSearch(tx: Tx, limit: number): Promise<Array
 /** What a search is narrowed to; time bounds are exclusive. */
 export interface LogSearchFilter {
   sessionId?: string;
+  /** Only documents through this seq from the index (inside one session: its indexed seq, read before). */
+  throughSeq?: number;
   metadata?: Record<string, unknown>;
   from?: string;
   to?: string;
@@ -104,6 +106,83 @@ export interface LogSearchHit extends LogSearchCursor {
 }
 
 /**
+ * The statement of a search page (searchLog), for the benchmark's EXPLAIN
+ * too. Matches come from the GIN index alone: (tenant_id, terms), or
+ * (tenant_id, session_id, terms) inside one session, with the other filters
+ * on the documents' own columns; a metadata filter is a semi-join on the
+ * session ids it selects. At most `maxMatches` + 1 are read and ranked
+ * (ts_rank reads only their terms); the page is cut from them, and only its
+ * rows fetch their body and their session's title.
+ *
+ * `unindexed`: documents of `filter.sessionId` the index does not hold yet
+ * (after `filter.throughSeq`), made by the caller from the log with the
+ * indexer's own functions; they are matched, filtered and ranked by the same
+ * SQL and merged into the same order, so the cursor pages over both.
+ */
+export function searchLogStatement(
+  tsquery: string,
+  filter: LogSearchFilter,
+  limit: number,
+  maxMatches: number,
+  after?: LogSearchCursor,
+  unindexed: readonly SearchDocumentRow[] = [],
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [tsquery];
+  const $ = (value: unknown) => `$${params.push(value)}`;
+  // What both sources are filtered on: the documents' own columns.
+  const filters: string[] = [];
+  if (filter.from !== undefined) filters.push(`d.created_at > ${$(filter.from)}::timestamptz`);
+  if (filter.to !== undefined) filters.push(`d.created_at < ${$(filter.to)}::timestamptz`);
+  if (filter.roles !== undefined) filters.push(`d.role = ANY(${$(filter.roles)}::text[])`);
+  if (filter.tool !== undefined) filters.push(`d.tool_name = ${$(filter.tool)}`);
+  const indexed = ['d.tenant_id = current_tenant()', 'd.terms @@ $1::tsquery', ...filters];
+  const session = filter.sessionId === undefined ? undefined : $(filter.sessionId);
+  if (session) indexed.push(`d.session_id = ${session}`);
+  if (filter.throughSeq !== undefined) indexed.push(`d.seq <= ${$(filter.throughSeq)}::bigint`);
+  if (filter.metadata !== undefined) {
+    indexed.push(`d.session_id IN (SELECT s.session_id FROM sessions s WHERE s.tenant_id = current_tenant() AND s.metadata @> ${$(JSON.stringify(filter.metadata))}::jsonb)`);
+  }
+  let fresh = '';
+  if (unindexed.length > 0) {
+    if (!session) throw new Error('unindexed documents are searched inside one session only');
+    const column = <K extends keyof SearchDocumentRow>(key: K, type: string) => `${$(unindexed.map((r) => r[key]))}::${type}[]`;
+    fresh = `
+         UNION ALL
+         SELECT ${session}::text, d.seq, d.part, d.created_at, ts_rank(d.terms, $1::tsquery, 1)::real, false,
+                d.role, d.event_type, d.part_type, d.tool_name, d.body
+           FROM unnest(${column('seq', 'bigint')}, ${column('part', 'int')}, ${column('role', 'text')}, ${column('eventType', 'text')}, ${column('partType', 'text')},
+                       ${column('toolName', 'text')}, ${column('createdAt', 'timestamptz')}, ${column('body', 'text')}, ${column('terms', 'tsvector')})
+                AS d(seq, part, role, event_type, part_type, tool_name, created_at, body, terms)
+          WHERE ${['d.terms @@ $1::tsquery', ...filters].join(' AND ')}`;
+  }
+  const cursor = after
+    ? `WHERE (rank, created_at, session_id, seq, part) < (${$(after.rank)}::real, ${$(after.createdAt)}::timestamptz, ${$(after.sessionId)}, ${$(after.seq)}::bigint, ${$(after.part)}::int)`
+    : '';
+  const sql = `WITH matches AS MATERIALIZED (
+       SELECT d.session_id, d.seq, d.part, d.created_at, ts_rank(d.terms, $1::tsquery, 1)::real AS rank
+         FROM search_documents d
+        WHERE ${indexed.join(' AND ')}
+        LIMIT ${$(maxMatches + 1)}),
+     page AS (
+       SELECT * FROM (
+         SELECT session_id, seq, part, created_at, rank, true AS indexed,
+                NULL::text AS role, NULL::text AS event_type, NULL::text AS part_type, NULL::text AS tool_name, NULL::text AS body
+           FROM matches${fresh}) m
+       ${cursor}
+        ORDER BY rank DESC, created_at DESC, session_id DESC, seq DESC, part DESC
+        LIMIT ${$(limit)})
+     SELECT p.session_id, p.seq, p.part, p.rank::text AS rank_text, p.created_at::text AS cursor_ts,
+            coalesce(d.role, p.role) AS role, coalesce(d.event_type, p.event_type) AS event_type, coalesce(d.part_type, p.part_type) AS part_type,
+            coalesce(d.tool_name, p.tool_name) AS tool_name, coalesce(d.body, p.body) AS body, s.metadata->>'title' AS title,
+            (SELECT count(*) FROM matches) AS matched
+       FROM page p
+       LEFT JOIN search_documents d ON p.indexed AND d.tenant_id = current_tenant() AND d.session_id = p.session_id AND d.seq = p.seq AND d.part = p.part
+       JOIN sessions s ON s.tenant_id = current_tenant() AND s.session_id = p.session_id
+      ORDER BY p.rank DESC, p.created_at DESC, p.session_id DESC, p.seq DESC, p.part DESC`;
+  return { sql, params };
+}
+
+/**
  * A page of the tenant's documents matching `tsquery`, by rank (ts_rank,
  * normalized by document length), then newest first. The index is read for
  * at most `maxMatches` matches, which are ranked; `matched` says how many
@@ -116,32 +195,10 @@ export async function searchLog(
   limit: number,
   maxMatches: number,
   after?: LogSearchCursor,
+  unindexed: readonly SearchDocumentRow[] = [],
 ): Promise<{ hits: LogSearchHit[]; matched: number }> {
-  const params: unknown[] = [tsquery];
-  const where = ['d.tenant_id = current_tenant()', 'd.terms @@ $1::tsquery'];
-  const bind = (sql: string, value: unknown) => where.push(sql.replace('?', `$${params.push(value)}`));
-  if (filter.sessionId !== undefined) bind('d.session_id = ?', filter.sessionId);
-  if (filter.metadata !== undefined) bind('s.metadata @> ?::jsonb', JSON.stringify(filter.metadata));
-  if (filter.from !== undefined) bind('d.created_at > ?::timestamptz', filter.from);
-  if (filter.to !== undefined) bind('d.created_at < ?::timestamptz', filter.to);
-  if (filter.roles !== undefined) bind('d.role = ANY(?::text[])', filter.roles);
-  if (filter.tool !== undefined) bind('d.tool_name = ?', filter.tool);
-  const page = after
-    ? `WHERE (rank, created_at, session_id, seq, part) < ($${params.push(after.rank)}::real, $${params.push(after.createdAt)}::timestamptz, $${params.push(after.sessionId)}, $${params.push(after.seq)}::bigint, $${params.push(after.part)}::int)`
-    : '';
-  const rows = await tx.query(
-    `WITH matches AS MATERIALIZED (
-       SELECT d.session_id, d.seq, d.part, d.role, d.event_type, d.part_type, d.tool_name, d.created_at, d.body,
-              ts_rank(d.terms, $1::tsquery, 1)::real AS rank, s.metadata->>'title' AS title
-         FROM search_documents d JOIN sessions s ON s.tenant_id = d.tenant_id AND s.session_id = d.session_id
-        WHERE ${where.join(' AND ')}
-        LIMIT $${params.push(maxMatches + 1)})
-     SELECT *, rank::text AS rank_text, created_at::text AS cursor_ts, (SELECT count(*) FROM matches) AS matched
-       FROM matches ${page}
-      ORDER BY rank DESC, created_at DESC, session_id DESC, seq DESC, part DESC
-      LIMIT $${params.push(limit)}`,
-    params,
-  );
+  const { sql, params } = searchLogStatement(tsquery, filter, limit, maxMatches, after, unindexed);
+  const rows = await tx.query(sql, params);
   const matched = rows.length > 0 ? Number(rows[0].matched) : 0;
   return {
     matched,

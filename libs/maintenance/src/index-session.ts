@@ -5,11 +5,16 @@ import { readEventPage, SearchDocumentRow, searchProgress, storeSearchDocuments 
 /** Events read and indexed per transaction. */
 const PAGE = 500;
 
-/** The search documents of events as the log page returns them (JSON with tool outputs restored). */
-export function documentRowsOf(events: ReadonlyArray<{ json: string[] }>): SearchDocumentRow[] {
+/**
+ * The search documents of events as the log page returns them (JSON with
+ * tool outputs restored); only those whose text `keep` accepts, when given
+ * (a search's cheap pre-filter, before the terms are made).
+ */
+export function documentRowsOf(events: ReadonlyArray<{ json: string[] }>, keep?: (text: string) => boolean): SearchDocumentRow[] {
   return events.flatMap(({ json }) => {
     const event = JSON.parse(json.join('')) as { seq: number; type: string; data: unknown; createdAt: string };
-    return searchDocuments(event.type, event.data).map((doc) => ({
+    const docs = searchDocuments(event.type, event.data);
+    return (keep ? docs.filter((doc) => keep(doc.text)) : docs).map((doc) => ({
       seq: event.seq,
       part: doc.part,
       role: doc.role,

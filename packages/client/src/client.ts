@@ -123,7 +123,7 @@ export class SessionStoreClient {
     return unwrap(this.api.GET('/v1/search', { params: { query }, signal: options.signal }));
   }
 
-  /** Full-text search inside one session; the answer says how far its index reaches (`indexedThroughSeq`). */
+  /** Full-text search inside one session, its newest events included; the answer says how far it searched (`searchedThroughSeq`). */
   searchSession(sessionId: string, query: SessionSearchQuery, options: { signal?: AbortSignal } = {}) {
     return unwrap(this.api.GET('/v1/sessions/{sessionId}/search', { params: { path: { sessionId }, query }, signal: options.signal }));
   }

@@ -1389,8 +1389,10 @@ export interface components {
             /** @description More documents matched than one search ranks (SEARCH_MAX_MATCHES): the order is over the first ones the index returned; add words or filters */
             capped: boolean;
             headSeq: number;
-            /** @description The seq through which the session's log is indexed: events after it (up to headSeq) are not found yet */
+            /** @description The seq through which the session's log is indexed; later events are read from the log and matched by this search itself, up to searchedThroughSeq */
             indexedThroughSeq: number;
+            /** @description The seq through which this search found events: headSeq, unless more than SEARCH_UNINDEXED_EVENTS (1,000) events wait for the index; events after it are not found yet */
+            searchedThroughSeq: number;
         };
         SearchHit: {
             sessionId: string;

@@ -241,7 +241,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     nextCursor: SEARCH_CURSOR,
     capped: SEARCH_CAPPED,
     headSeq: seq,
-    indexedThroughSeq: { ...seq, description: "The seq through which the session's log is indexed: events after it (up to headSeq) are not found yet" },
+    indexedThroughSeq: { ...seq, description: "The seq through which the session's log is indexed; later events are read from the log and matched by this search itself, up to searchedThroughSeq" },
+    searchedThroughSeq: {
+      ...seq,
+      description: 'The seq through which this search found events: headSeq, unless more than SEARCH_UNINDEXED_EVENTS (1,000) events wait for the index; events after it are not found yet',
+    },
   }),
   SearchHit: object({
     sessionId: { type: 'string' },

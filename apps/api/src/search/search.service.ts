@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState } from '@app/database';
-import { invalid, parseSearchQuery, snippetOf } from '@app/domain';
-import { LogSearchCursor, LogSearchFilter, searchLog, searchProgress } from '@app/event-store';
+import { holdsEveryTerm, invalid, parseSearchQuery, snippetOf } from '@app/domain';
+import { LogSearchCursor, LogSearchFilter, readEventPage, SearchDocumentRow, searchLog, searchProgress } from '@app/event-store';
+import { documentRowsOf } from '@app/maintenance';
 import { sessionNotFound } from '../sessions/session-view';
 import { SearchQuery, SessionSearchQuery } from './search.dto';
 
@@ -27,7 +28,12 @@ function decodeCursor(cursor: string): LogSearchCursor {
 /**
  * Full-text search over the tenant's log (GET /v1/search) or one session's
  * (GET /v1/sessions/{id}/search): the index the worker keeps
- * (search-indexing.ts), ranked in PostgreSQL, snippets cut here.
+ * (search-indexing.ts), ranked in PostgreSQL, snippets cut here. Inside one
+ * session, the events the index does not hold yet (at most
+ * SEARCH_UNINDEXED_EVENTS after its indexed seq) are read from the log,
+ * made into documents by the indexer's own code, kept when they hold every
+ * term of the query, and ranked with the indexed matches by the same SQL:
+ * a search right after an append finds it.
  */
 @Injectable()
 export class SearchService {
@@ -44,7 +50,18 @@ export class SearchService {
       .tenantRead(tenantId, async (tx) => {
         const progress = sessionId === undefined ? undefined : await searchProgress(tx, sessionId);
         if (sessionId !== undefined && !progress) throw sessionNotFound(sessionId);
-        return { progress, ...(await searchLog(tx, query.tsquery, filter, limit + 1, this.config.search.maxMatches, after)) };
+        let unindexed: SearchDocumentRow[] = [];
+        let searchedSeq = progress?.indexedSeq;
+        if (progress && progress.headSeq > progress.indexedSeq && this.config.search.unindexedEvents > 0) {
+          // Index and log split at the indexed seq read here, so a run of the indexer committing meanwhile neither hides nor repeats a hit.
+          filter.throughSeq = progress.indexedSeq;
+          const page = await readEventPage(tx, sessionId!, progress.indexedSeq, this.config.search.unindexedEvents);
+          if (page && page.events.length > 0) {
+            searchedSeq = page.events[page.events.length - 1].seq;
+            unindexed = documentRowsOf(page.events, (text) => holdsEveryTerm(text, query));
+          }
+        }
+        return { progress, searchedSeq, ...(await searchLog(tx, query.tsquery, filter, limit + 1, this.config.search.maxMatches, after, unindexed)) };
       })
       .catch((error: unknown) => {
         // A forged cursor, or a filter, can carry values PostgreSQL refuses (a bad timestamp, a NUL): SQLSTATE class 22.
@@ -68,7 +85,7 @@ export class SearchService {
       })),
       nextCursor: found.hits.length > limit ? encodeCursor(page[page.length - 1]) : null,
       capped: found.matched > this.config.search.maxMatches,
-      ...(found.progress ? { headSeq: found.progress.headSeq, indexedThroughSeq: found.progress.indexedSeq } : {}),
+      ...(found.progress ? { headSeq: found.progress.headSeq, indexedThroughSeq: found.progress.indexedSeq, searchedThroughSeq: found.searchedSeq } : {}),
     };
   }
 }

@@ -74,3 +74,18 @@ export function parseSearchQuery(q: string): SearchQuery {
     prefixes: [...new Set(all.filter((t) => t.prefix).map((t) => t.term))],
   };
 }
+
+/**
+ * Whether `text` holds every term the query asks for (each whole term, and
+ * a term starting with each prefix): what any match needs, so a text
+ * without them cannot match. Phrases, distances and the rest are left to
+ * PostgreSQL (`@@` over the same terms), which this only spares the texts
+ * that cannot match.
+ */
+export function holdsEveryTerm(text: string, query: Pick<SearchQuery, 'terms' | 'prefixes'>): boolean {
+  const terms = new Set(tokenize(text).map((t) => t.term));
+  if (!query.terms.every((t) => terms.has(t))) return false;
+  if (query.prefixes.length === 0) return true;
+  const all = [...terms];
+  return query.prefixes.every((p) => all.some((t) => t.startsWith(p)));
+}

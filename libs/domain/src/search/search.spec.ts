@@ -3,7 +3,7 @@
  * then the terms, the tsquery and the snippet ranges.
  */
 import { searchDocuments, TOOL_OUTPUT_INDEX_CHARS } from './documents';
-import { parseSearchQuery } from './query';
+import { holdsEveryTerm, parseSearchQuery } from './query';
 import { snippetOf } from './snippet';
 import { MAX_WORD_LENGTH, tokenize, tsvectorLiteral } from './text';
 
@@ -156,5 +156,24 @@ describe('searchDocuments', () => {
     expect(searchDocuments('compaction.completed', { summary: 'Fixed the refund' })[0]).toMatchObject({ partType: 'summary', text: 'Fixed the refund' });
     expect(searchDocuments('pin.added', { pinId: 'p', text: 'Never force-push' })[0]).toMatchObject({ partType: 'pin', role: null });
     expect(searchDocuments('step.finished', { usage: { input_tokens: 1, output_tokens: 1 } })).toEqual([]);
+  });
+});
+
+describe('holdsEveryTerm (what an unindexed text must hold to be matched at all)', () => {
+  const holds = (text: string, q: string) => holdsEveryTerm(text, parseSearchQuery(q));
+
+  it("given every word, a path's parts and a prefix's word, then true, in any order (the phrase is for PostgreSQL)", () => {
+    expect(holds('Rounding bug in the Refund', 'refund rounding')).toBe(true);
+    expect(holds('ts refund payments src', 'src/payments/refund.ts')).toBe(true);
+    expect(holds('Rückerstattungsfehler', 'rückerstattung*')).toBe(true);
+    expect(holds('支払いの返金処理で', '返金処理')).toBe(true);
+    expect(holds('丸め', '丸')).toBe(true);
+  });
+
+  it('given a word missing, or a prefix no word starts with, then false', () => {
+    expect(holds('the refund', 'refund rounding')).toBe(false);
+    expect(holds('refunds', 'refund')).toBe(false);
+    expect(holds('the refund', 'ref* zebra*')).toBe(false);
+    expect(holds('返金の処理', '返金処理')).toBe(false);
   });
 });
