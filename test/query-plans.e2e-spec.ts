@@ -95,8 +95,8 @@ describe('query plans of the append path on a long session', () => {
     // And what it finds.
     const found = await findToolCalls(tx, SESSION, ['call_7', 'call_2999', 'call_none']);
     expect(found.sort((a, b) => a.callId.localeCompare(b.callId))).toEqual([
-      { callId: 'call_2999', name: 'bash', answered: false },
-      { callId: 'call_7', name: 'bash', answered: false },
+      { callId: 'call_2999', name: 'bash', answered: false, issuedSeq: 3000, answeredSeq: null },
+      { callId: 'call_7', name: 'bash', answered: false, issuedSeq: 8, answeredSeq: null },
     ]);
   });
 

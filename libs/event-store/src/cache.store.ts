@@ -1,6 +1,6 @@
 import { Tx } from '@app/database';
 import { CacheTraceEvent, Usage } from '@app/domain';
-import { sessionLog } from './events.store';
+import { findToolCalls, sessionLog } from './events.store';
 
 const TRACE_TYPES = ['message.added', 'step.finished', 'compaction.completed', 'tool_outputs.pruned', 'tool_results.archived'];
 
@@ -45,19 +45,10 @@ export async function readCacheTrace(tx: Tx, sessionId: string): Promise<CacheTr
   const calls = new Map<number, string[]>();
   const results = new Map<number, string[]>();
   if (named.size > 0) {
-    const found = await tx.query(
-      `SELECT c.call_id, c.issued_seq, c.answered_seq
-         FROM unnest($2::text[]) AS wanted(id)
-         CROSS JOIN LATERAL (
-           SELECT call_id, issued_seq, answered_seq FROM session_tool_calls
-            WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = wanted.id
-            LIMIT 1) c`,
-      [sessionId, [...named]],
-    );
     const push = (map: Map<number, string[]>, seq: number, id: string) => map.set(seq, [...(map.get(seq) ?? []), id]);
-    for (const hit of found) {
-      push(calls, Number(hit.issued_seq), hit.call_id);
-      if (hit.answered_seq !== null) push(results, Number(hit.answered_seq), hit.call_id);
+    for (const call of await findToolCalls(tx, sessionId, [...named])) {
+      push(calls, call.issuedSeq, call.callId);
+      if (call.answeredSeq !== null) push(results, call.answeredSeq, call.callId);
     }
   }
   const trace: CacheTraceEvent[] = [];

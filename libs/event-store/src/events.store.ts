@@ -312,6 +312,9 @@ export interface KnownToolCallRow {
   callId: string;
   name: string;
   answered: boolean;
+  /** The seqs of the messages that issued and answered the call. */
+  issuedSeq: number;
+  answeredSeq: number | null;
 }
 
 export async function findToolCalls(tx: Tx, sessionId: string, callIds: string[]): Promise<KnownToolCallRow[]> {
@@ -319,15 +322,21 @@ export async function findToolCalls(tx: Tx, sessionId: string, callIds: string[]
   // the session was low (stale statistics, a young tenant), probed (tenant_id, session_id) only and filtered
   // every call of the session: an append with tool results cost O(the session's calls), 0.9 ms at 2,400.
   const rows = await tx.query(
-    `SELECT c.call_id, c.name, c.answered_seq
+    `SELECT c.call_id, c.name, c.issued_seq, c.answered_seq
        FROM unnest($2::text[]) AS wanted(id)
        CROSS JOIN LATERAL (
-         SELECT call_id, name, answered_seq FROM session_tool_calls
+         SELECT call_id, name, issued_seq, answered_seq FROM session_tool_calls
           WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = wanted.id
           LIMIT 1) c`,
     [sessionId, callIds],
   );
-  return rows.map((r) => ({ callId: r.call_id, name: r.name, answered: r.answered_seq !== null }));
+  return rows.map((r) => ({
+    callId: r.call_id,
+    name: r.name,
+    answered: r.answered_seq !== null,
+    issuedSeq: Number(r.issued_seq),
+    answeredSeq: r.answered_seq === null ? null : Number(r.answered_seq),
+  }));
 }
 
 /** Records issued calls and answers; the primary key backs the duplicate-id rule. */
