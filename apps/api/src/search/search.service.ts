@@ -4,26 +4,16 @@ import { Database, sqlState } from '@app/database';
 import { holdsEveryTerm, invalid, parseSearchQuery, snippetOf } from '@app/domain';
 import { LogSearchCursor, LogSearchFilter, readEventPage, SearchDocumentRow, searchLog, searchProgress } from '@app/event-store';
 import { documentRowsOf } from '@app/maintenance';
+import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
 import { sessionNotFound } from '../sessions/session-view';
 import { SearchQuery, SessionSearchQuery } from './search.dto';
 
-const invalidCursor = () => invalid('invalid_cursor', 'cursor is not a cursor this API returned');
-
-function encodeCursor(c: LogSearchCursor): string {
-  return Buffer.from(JSON.stringify([c.rank, c.createdAt, c.sessionId, c.seq, c.part])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): LogSearchCursor {
-  try {
-    const [rank, createdAt, sessionId, seq, part] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof rank === 'string' && typeof createdAt === 'string' && typeof sessionId === 'string' && Number.isSafeInteger(seq) && Number.isSafeInteger(part)) {
-      return { rank, createdAt, sessionId, seq, part };
-    }
-  } catch {
-    // fall through
-  }
-  throw invalidCursor();
-}
+/** A search cursor: the last hit's sort keys. */
+const cursorKeys = (c: LogSearchCursor) => [c.rank, c.createdAt, c.sessionId, c.seq, c.part];
+const readSearchCursor = ([rank, createdAt, sessionId, seq, part]: unknown[]): LogSearchCursor | undefined =>
+  typeof rank === 'string' && typeof createdAt === 'string' && typeof sessionId === 'string' && Number.isSafeInteger(seq) && Number.isSafeInteger(part)
+    ? { rank, createdAt, sessionId, seq: seq as number, part: part as number }
+    : undefined;
 
 /**
  * Full-text search over the tenant's log (GET /v1/search) or one session's
@@ -44,7 +34,7 @@ export class SearchService {
 
   async search(tenantId: string, { q, limit = 20, cursor, ...filters }: SearchQuery | SessionSearchQuery, sessionId?: string) {
     const query = parseSearchQuery(q);
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, readSearchCursor);
     const filter: LogSearchFilter = { ...filters, roles: filters.role, sessionId };
     const found = await this.db
       .tenantRead(tenantId, async (tx) => {
@@ -83,7 +73,7 @@ export class SearchService {
         score: Number(hit.rank),
         snippet: snippetOf(hit.body, query),
       })),
-      nextCursor: found.hits.length > limit ? encodeCursor(page[page.length - 1]) : null,
+      nextCursor: found.hits.length > limit ? encodeCursor(cursorKeys(page[page.length - 1])) : null,
       capped: found.matched > this.config.search.maxMatches,
       ...(found.progress ? { headSeq: found.progress.headSeq, indexedThroughSeq: found.progress.indexedSeq, searchedThroughSeq: found.searchedSeq } : {}),
     };

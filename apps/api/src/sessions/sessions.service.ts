@@ -28,25 +28,12 @@ import { CreateSessionDto, ForkSessionDto, ListSessionsQuery, UpdateSessionDto }
 import { ContextService, tokenFigures } from '../context/context.service';
 import { compactionState } from '../compactions/compaction-state';
 import { compactMessage } from '../compactions/compaction-trigger';
+import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
 import { sessionArchived, sessionNotFound, sessionState } from './session-view';
 
-function encodeCursor(row: { cursorTs: string; sessionId: string }): string {
-  return Buffer.from(JSON.stringify([row.cursorTs, row.sessionId])).toString('base64url');
-}
-
-const invalidCursor = () => invalid('invalid_cursor', 'cursor is not a cursor this API returned');
-
-function decodeCursor(cursor: string): SessionCursor {
-  try {
-    const [updatedAt, sessionId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof updatedAt === 'string' && typeof sessionId === 'string' && !Number.isNaN(Date.parse(updatedAt))) {
-      return { updatedAt, sessionId };
-    }
-  } catch {
-    // fall through
-  }
-  throw invalidCursor();
-}
+/** A listing cursor: the last row's sort keys. */
+const readSessionCursor = ([updatedAt, sessionId]: unknown[]): SessionCursor | undefined =>
+  typeof updatedAt === 'string' && typeof sessionId === 'string' && !Number.isNaN(Date.parse(updatedAt)) ? { updatedAt, sessionId } : undefined;
 
 @Injectable()
 export class SessionsService {
@@ -175,7 +162,7 @@ export class SessionsService {
 
   /** A page of the tenant's sessions matching the query's filters, by last activity, newest first. */
   async list(tenantId: string, { limit = 50, cursor, ...search }: ListSessionsQuery) {
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, readSessionCursor);
     const rows = await this.db.tenantTx(tenantId, (tx) => listSessions(tx, limit + 1, search, after)).catch((error: unknown) => {
       // A forged cursor, or a filter, can carry values PostgreSQL refuses (a bad timestamp, a NUL): SQLSTATE class 22.
       if (sqlState(error)?.startsWith('22')) throw after ? invalidCursor() : invalid('invalid_search', 'A filter holds a value the database refuses');
@@ -184,7 +171,7 @@ export class SessionsService {
     const page = rows.slice(0, limit);
     return {
       sessions: page.map(sessionState),
-      nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]) : null,
+      nextCursor: rows.length > limit ? encodeCursor([page[page.length - 1].cursorTs, page[page.length - 1].sessionId]) : null,
     };
   }
 
