@@ -23,6 +23,7 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/v1\/sessions\/:sessionId\/events",status="201"\} 1/);
     expect(text).toMatch(/^session_store_appended_events_total 2$/m);
     expect(text).toMatch(/session_store_queue_jobs\{queue="session-maintenance",state="waiting"\} \d+/);
+    expect(text).toMatch(/session_store_queue_jobs\{queue="session-search",state="waiting"\} \d+/);
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).not.toContain('metrics-session-7f3a');
   });

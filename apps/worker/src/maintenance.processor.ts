@@ -32,8 +32,6 @@ export class MaintenanceProcessor {
         return this.prune(job.data, signal);
       case JobName.SessionRetention:
         return this.retention.run(signal);
-      case JobName.SearchIndex:
-        return this.search.index(job.data);
       case JobName.SearchSweep:
         return { enqueued: await this.search.sweep() };
       default:

@@ -5,6 +5,7 @@ import { sessionsBehindSearch } from '@app/event-store';
 import { indexSessionForSearch } from '@app/maintenance';
 import { ChannelSubscriber, JobDispatcher, JobName, SessionHead, SessionJobData, sessionHeadsChannel, sessionJobId } from '@app/queue';
 import { OutboxMessage } from '@app/event-store';
+import { DutyCycle } from './duty-cycle';
 
 /** Sessions enqueued per sweep batch. */
 const SWEEP_BATCH = 1000;
@@ -30,12 +31,18 @@ const indexMessage = (tenantId: string, sessionId: string, discriminator: string
  * this process already enqueued a waiting run for is not sent to Redis
  * again. What pub/sub loses, and events written elsewhere (compaction
  * summaries, imports, forks), the sweep finds by the progress table.
+ * Indexing an event costs about as much CPU as appending it (tokens in
+ * this process, heap and GIN inserts in PostgreSQL), so runs have a queue
+ * of their own, one at a time, paced to SEARCH_INDEX_DUTY_PERCENT of wall
+ * time: under a flood of appends the index lags and catches up after,
+ * instead of taking the cores the appends need.
  */
 @Injectable()
 export class SearchIndexing {
   private readonly logger = new Logger(SearchIndexing.name);
   /** Per `tenantId/sessionId`, until when the run this process enqueued is still waiting. */
   private readonly waiting = new Map<string, number>();
+  private readonly pacing: DutyCycle;
 
   constructor(
     private readonly db: Database,
@@ -43,6 +50,7 @@ export class SearchIndexing {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     subscriber: ChannelSubscriber,
   ) {
+    this.pacing = new DutyCycle(config.search.indexDuty);
     subscriber.listen(
       sessionHeadsChannel(config.redis.namespace),
       (text) => this.heard(text),
@@ -70,9 +78,10 @@ export class SearchIndexing {
       .catch(() => this.waiting.delete(key));
   }
 
-  /** The index job: the session's events after its progress. */
-  async index(data: SessionJobData): Promise<{ sessionId: string; indexedSeq: number | null }> {
-    return { sessionId: data.sessionId, indexedSeq: await indexSessionForSearch(this.db, data.tenantId, data.sessionId) };
+  /** The index job (its own queue, one at a time): the session's events after its progress, paced to its share. */
+  async index(data: SessionJobData, signal?: AbortSignal): Promise<{ sessionId: string; indexedSeq: number | null }> {
+    const indexedSeq = await this.pacing.run(() => indexSessionForSearch(this.db, data.tenantId, data.sessionId), signal);
+    return { sessionId: data.sessionId, indexedSeq };
   }
 
   /** Enqueues the index job of every session whose log is ahead of its index; returns how many. */

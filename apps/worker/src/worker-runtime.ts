@@ -7,6 +7,7 @@ import { logContext } from '@app/logging';
 import { createRedis, JobDispatcher, OutboxRelay, QueueName, RedisClient } from '@app/queue';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
+import { SearchIndexing } from './search-indexing';
 import { SWEEPER_DB } from './worker-db';
 import { WorkerMetrics } from './worker-metrics';
 
@@ -31,6 +32,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutd
     private readonly dispatcher: JobDispatcher,
     private readonly maintenance: MaintenanceProcessor,
     private readonly compaction: CompactionProcessor,
+    private readonly search: SearchIndexing,
     private readonly metrics: WorkerMetrics,
   ) {
     this.redis = createRedis(config.redis, 'worker');
@@ -52,6 +54,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnApplicationShutd
     };
     this.start(QueueName.Maintenance, (job, signal) => this.maintenance.process(job, signal), options);
     this.start(QueueName.Compaction, (job, signal) => this.compaction.process(job, signal), options);
+    this.start(QueueName.Search, (job, signal) => this.search.index(job.data, signal), { ...options, concurrency: 1 });
     this.sweepTimer = setInterval(() => this.sweepOnce(), this.config.outbox.sweepIntervalMs);
     this.logger.log(`worker started (prefix ${this.config.redis.prefix})`);
   }

@@ -18,10 +18,10 @@ export interface AppConfig {
   toolOutput: ToolOutputSettings;
   prune: { jobDelayMs: number };
   /**
-   * Log search: the index job's fold delay after an append, the backstop sweep's interval, the matches a search ranks at most,
+   * Log search: the index job's fold delay after an append, the share of wall time indexing takes (0–1], the backstop sweep's interval, the matches a search ranks at most,
    * the events after a session's indexed seq that a search inside it reads from the log and matches.
    */
-  search: { indexDelayMs: number; sweepIntervalMs: number; maxMatches: number; unindexedEvents: number };
+  search: { indexDelayMs: number; indexDuty: number; sweepIntervalMs: number; maxMatches: number; unindexedEvents: number };
   /** Session retention: the worker's job interval (each tenant's idle age and action are set through the admin API). */
   retention: { intervalMs: number };
   reconciler: { intervalMs: number; afterMs: number; maxAttempts: number; outboxRetentionHours: number };

@@ -211,6 +211,13 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
   SEARCH_INDEX_DELAY_MS = 1000;
 
+  /**
+   * The share of wall time a worker spends indexing, in percent: after a run of t ms the next waits
+   * t × (100 − share) / share, so that indexing yields the cores to appends under load; 100 never waits.
+   */
+  @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  SEARCH_INDEX_DUTY_PERCENT = 10;
+
   /** How often the worker looks for sessions whose log is ahead of their search index (appends whose trigger was lost, other writers). */
   @Transform(toInt) @IsInt() @Min(100)
   SEARCH_SWEEP_INTERVAL_MS = 60_000;

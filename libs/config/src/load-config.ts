@@ -109,7 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
       uploadStagingTtlSeconds: dto.UPLOAD_STAGING_TTL_S,
     },
     prune: { jobDelayMs: dto.PRUNE_JOB_DELAY_MS },
-    search: { indexDelayMs: dto.SEARCH_INDEX_DELAY_MS, sweepIntervalMs: dto.SEARCH_SWEEP_INTERVAL_MS, maxMatches: dto.SEARCH_MAX_MATCHES, unindexedEvents: dto.SEARCH_UNINDEXED_EVENTS },
+    search: { indexDelayMs: dto.SEARCH_INDEX_DELAY_MS, indexDuty: dto.SEARCH_INDEX_DUTY_PERCENT / 100, sweepIntervalMs: dto.SEARCH_SWEEP_INTERVAL_MS, maxMatches: dto.SEARCH_MAX_MATCHES, unindexedEvents: dto.SEARCH_UNINDEXED_EVENTS },
     retention: { intervalMs: dto.RETENTION_INTERVAL_MS },
     reconciler: { intervalMs: dto.RECONCILE_INTERVAL_MS, afterMs: dto.RECONCILE_AFTER_MS, maxAttempts: dto.RECONCILE_MAX_ATTEMPTS, outboxRetentionHours: dto.OUTBOX_RETENTION_HOURS },
     logLevel: dto.LOG_LEVEL,

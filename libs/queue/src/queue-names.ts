@@ -2,6 +2,8 @@
 export enum QueueName {
   Maintenance = 'session-maintenance',
   Compaction = 'session-compaction',
+  /** Search indexing alone, one job at a time per worker, paced to its share of wall time (SEARCH_INDEX_DUTY_PERCENT). */
+  Search = 'session-search',
 }
 
 export enum JobName {
@@ -28,7 +30,7 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.ToolOutputGc]: QueueName.Maintenance,
   [JobName.Prune]: QueueName.Maintenance,
   [JobName.SessionRetention]: QueueName.Maintenance,
-  [JobName.SearchIndex]: QueueName.Maintenance,
+  [JobName.SearchIndex]: QueueName.Search,
   [JobName.SearchSweep]: QueueName.Maintenance,
 };
 

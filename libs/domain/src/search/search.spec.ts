@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 /**
  * Search text: given a text or a query / when it is tokenized or parsed /
  * then the terms, the tsquery and the snippet ranges.
@@ -39,6 +40,16 @@ describe('tokenize', () => {
 
   it('given a word longer than the bound, then it is skipped', () => {
     expect(terms(`a ${'x'.repeat(MAX_WORD_LENGTH + 1)} b`)).toEqual(['a', 'b']);
+  });
+
+  it('given any ASCII text, then the same tokens as the general path gives it (forced by a trailing no-break space)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 300 }), (text) => {
+        expect(tokenize(text)).toEqual(tokenize(`${text}\u00a0`));
+      }),
+      { seed: 20261127, numRuns: 2000 },
+    );
+    expect(tokenize(`${'ab_'.repeat(30)}${'x'.repeat(MAX_WORD_LENGTH + 1)} Z9`).map((t) => t.term).slice(-2)).toEqual(['ab', 'z9']);
   });
 });
 

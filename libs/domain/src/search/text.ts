@@ -36,11 +36,27 @@ export const MAX_POSITION = 16_383;
 
 export const foldTerm = (text: string): string => text.normalize('NFKC').toLowerCase();
 
+/**
+ * In ASCII the letters, digits and marks are [A-Za-z0-9], NFKC changes
+ * nothing and lower case keeps lengths: the same terms as TOKEN, found
+ * several times faster (most of what is indexed is English and code).
+ */
+const ASCII_ONLY = /^[\x00-\x7F]*$/;
+const ASCII_WORD = /[A-Za-z0-9]+/g;
+
 /** Every term of `text` in order. */
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let position = 0;
   const next = () => Math.min(++position, MAX_POSITION);
+  if (ASCII_ONLY.test(text)) {
+    for (const match of text.matchAll(ASCII_WORD)) {
+      if (match[0].length <= MAX_WORD_LENGTH) {
+        tokens.push({ term: match[0].toLowerCase(), start: match.index, end: match.index + match[0].length, position: next(), kind: 'word' });
+      }
+    }
+    return tokens;
+  }
   for (const match of text.matchAll(TOKEN)) {
     const start = match.index!;
     if (match[1] !== undefined) {
@@ -69,12 +85,13 @@ const MAX_POSITIONS_PER_TERM = 256;
 export function tsvectorLiteral(tokens: readonly Token[]): string {
   const positions = new Map<string, number[]>();
   for (const { term, position } of tokens) {
-    const list = positions.get(term) ?? [];
+    let list = positions.get(term);
+    if (!list) positions.set(term, (list = []));
     if (list.length < MAX_POSITIONS_PER_TERM && list[list.length - 1] !== position) list.push(position);
-    positions.set(term, list);
   }
   return [...positions].map(([term, list]) => `${quoteLexeme(term)}:${list.join(',')}`).join(' ');
 }
 
 /** A lexeme in tsvector/tsquery literal syntax: quoted, with quotes doubled and backslashes escaped. */
-export const quoteLexeme = (term: string): string => `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+export const quoteLexeme = (term: string): string =>
+  term.includes('\\') || term.includes("'") ? `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'` : `'${term}'`;
