@@ -15,13 +15,20 @@
  *
  * Then read-your-writes: a session of --unindexed events appended through
  * the API (run it with no worker, so they stay unindexed), searched inside.
+ *
+ * --freshness (with a worker running, nothing seeded): how long after its
+ * append an event is found by `GET /v1/search`. Idle: one event at a time,
+ * each with a word of its own, polled every 25 ms until found. Then a flood:
+ * --clients clients appending 100-event batches to sessions of their own
+ * for --flood seconds; when it ends, how long until the flood's last events
+ * are found, and at what rate the index caught up.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { parseSearchQuery, tokenize, tsvectorLiteral } from '@app/domain';
 import { searchLogStatement } from '@app/event-store';
-import { ADMIN_TOKEN, BASE_URL, BenchClient, benchClient, createScratchTenant, deleteScratchTenant, expectStatus, int, OWNER_URL, printTable, requireLoopback, sampleStats, seededRandom } from './support';
+import { ADMIN_TOKEN, BASE_URL, BenchClient, benchClient, createScratchTenant, deleteScratchTenant, expectStatus, int, nowMs, OWNER_URL, printTable, requireLoopback, sampleStats, seededRandom } from './support';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,6 +38,9 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
     unindexed: { type: 'string', default: '1000' },
+    freshness: { type: 'boolean', default: false },
+    clients: { type: 'string', default: '32' },
+    flood: { type: 'string', default: '20' },
   },
 });
 const SESSIONS = Number(args.sessions);
@@ -111,8 +121,85 @@ async function reuseTenant(owner: Client, client: BenchClient): Promise<{ tenant
   return { tenantId, key: issued.key };
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `GET /v1/search?q=word` until it finds a hit; the ms from `since` (nowMs()) until then. */
+async function foundAfter(client: BenchClient, key: string, word: string, since: number, limitMs = 600_000): Promise<number> {
+  for (;;) {
+    const body = expectStatus(await client.call('GET', `/v1/search?${new URLSearchParams({ q: word, limit: '1' })}`, key), 200, 'search');
+    if (body.hits.length > 0) return nowMs() - since;
+    if (nowMs() - since > limitMs) throw new Error(`${word} not found within ${limitMs} ms`);
+    await sleep(25);
+  }
+}
+
+async function freshness(): Promise<void> {
+  const client = benchClient(BASE_URL, { maxSockets: Number(args.clients) + 2 });
+  const owner = new Client({ connectionString: OWNER_URL });
+  await owner.connect();
+  const tenant = await createScratchTenant(client, `${TENANT_NAME}-fresh`);
+  const text = (marker: string) => `${documentText()} ${marker}`;
+  const append = async (sessionId: string, texts: string[]) =>
+    expectStatus(
+      await client.call('POST', `/v1/sessions/${sessionId}/events`, tenant.key, {
+        events: texts.map((t) => ({ type: 'message.added', data: { message: { role: 'user', parts: [{ type: 'text', text: t }] } } })),
+      }),
+      201,
+      'append',
+    );
+  try {
+    const sessions = Array.from({ length: Number(args.clients) }, (_, i) => `fresh-${i}`);
+    for (const id of sessions) expectStatus(await client.call('POST', '/v1/sessions', tenant.key, { id, model: 'gpt-4.1' }), 201, 'create session');
+    const idle: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const marker = `idlemark${i}z`;
+      const started = nowMs();
+      await append(sessions[i % sessions.length], [text(marker)]);
+      idle.push(await foundAfter(client, tenant.key, marker, started));
+      await sleep(500);
+    }
+    const idleStats = sampleStats(idle);
+    let appended = 0;
+    let batch = 0;
+    const floodEnds = nowMs() + Number(args.flood) * 1000;
+    const lastMarkers: string[] = [];
+    await Promise.all(
+      sessions.map(async (id) => {
+        let marker = '';
+        while (nowMs() < floodEnds) {
+          marker = `floodmark${batch++}z`;
+          await append(id, [...Array.from({ length: 99 }, () => documentText()), text(marker)]);
+          appended += 100;
+        }
+        lastMarkers.push(marker);
+      }),
+    );
+    const ended = nowMs();
+    const floodSeconds = (ended - (floodEnds - Number(args.flood) * 1000)) / 1000;
+    const { rows: behind } = await owner.query(
+      `SELECT sum(s.head_seq - coalesce(p.indexed_seq, 0))::int AS events FROM sessions s LEFT JOIN search_progress p USING (tenant_id, session_id) WHERE s.tenant_id = $1`,
+      [tenant.tenantId],
+    );
+    const lag = Math.max(...(await Promise.all(lastMarkers.map((m) => foundAfter(client, tenant.key, m, ended)))));
+    printTable([
+      ['case', 'figure'],
+      ['idle: one event found after, p50 / max (ms)', `${idleStats.p50.toFixed(0)} / ${idleStats.max.toFixed(0)}`],
+      [`flood: ${args.clients} clients x 100-event batches, appended (events/s)`, int(appended / floodSeconds)],
+      ['flood: events not yet indexed when it ended', int(behind[0].events)],
+      ['flood: its last events found after its end (s)', (lag / 1000).toFixed(1)],
+      ['flood: index catch-up rate after its end (events/s)', int(behind[0].events / (lag / 1000))],
+    ]);
+    console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  } finally {
+    await deleteScratchTenant(owner, tenant.tenantId);
+    await owner.end();
+    client.agent.destroy();
+  }
+}
+
 async function main(): Promise<void> {
   requireLoopback('BENCH_URL', BASE_URL);
+  if (args.freshness) return freshness();
   const client = benchClient(BASE_URL, { maxSockets: 1 });
   const owner = new Client({ connectionString: OWNER_URL });
   await owner.connect();

@@ -29,7 +29,10 @@ const indexMessage = (tenantId: string, sessionId: string, discriminator: string
  * SEARCH_INDEX_DELAY_MS later, deduplicated per session (one waiting, one
  * more kept while one runs), so a burst of appends costs one run. A head
  * this process already enqueued a waiting run for is not sent to Redis
- * again. What pub/sub loses, and events written elsewhere (compaction
+ * again, until a run of that session starts here (it reads the newest
+ * head) or SEARCH_SWEEP_INTERVAL_MS passes (a run another worker took: the
+ * heads that worker hears after its run starts, it sends itself; the sweep
+ * covers the rest). What pub/sub loses, and events written elsewhere (compaction
  * summaries, imports, forks), the sweep finds by the progress table.
  * Indexing an event costs about as much CPU as appending it (tokens in
  * this process, heap and GIN inserts in PostgreSQL), so runs have a queue
@@ -40,7 +43,7 @@ const indexMessage = (tenantId: string, sessionId: string, discriminator: string
 @Injectable()
 export class SearchIndexing {
   private readonly logger = new Logger(SearchIndexing.name);
-  /** Per `tenantId/sessionId`, until when the run this process enqueued is still waiting. */
+  /** Per `tenantId/sessionId`, until when the run this process enqueued may still be waiting. */
   private readonly waiting = new Map<string, number>();
   private readonly pacing: DutyCycle;
 
@@ -71,7 +74,7 @@ export class SearchIndexing {
     const now = Date.now();
     if ((this.waiting.get(key) ?? 0) > now) return;
     this.waiting.delete(key);
-    this.waiting.set(key, now + this.config.search.indexDelayMs);
+    this.waiting.set(key, now + Math.max(this.config.search.indexDelayMs, this.config.search.sweepIntervalMs));
     if (this.waiting.size > REMEMBERED) this.waiting.delete(this.waiting.keys().next().value!);
     this.dispatcher
       .dispatch(indexMessage(head.tenantId, head.sessionId, head.headSeq), { delayMs: this.config.search.indexDelayMs })
@@ -80,7 +83,11 @@ export class SearchIndexing {
 
   /** The index job (its own queue, one at a time): the session's events after its progress, paced to its share. */
   async index(data: SessionJobData, signal?: AbortSignal): Promise<{ sessionId: string; indexedSeq: number | null }> {
-    const indexedSeq = await this.pacing.run(() => indexSessionForSearch(this.db, data.tenantId, data.sessionId), signal);
+    const indexedSeq = await this.pacing.run(() => {
+      // From here on a new head needs a new run: this one may have read the head already.
+      this.waiting.delete(`${data.tenantId}/${data.sessionId}`);
+      return indexSessionForSearch(this.db, data.tenantId, data.sessionId);
+    }, signal);
     return { sessionId: data.sessionId, indexedSeq };
   }
 
