@@ -32,29 +32,27 @@ export async function searchProgress(tx: Tx, sessionId: string): Promise<{ headS
  * only moves forward.
  */
 export async function storeSearchDocuments(tx: Tx, sessionId: string, rows: readonly SearchDocumentRow[], throughSeq: number): Promise<void> {
-  if (rows.length > 0) {
-    await tx.query(
-      `INSERT INTO search_documents (tenant_id, session_id, seq, part, role, event_type, part_type, tool_name, created_at, body, terms)
-       SELECT current_tenant(), $1, d.* FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::tsvector[]) d
-       ON CONFLICT DO NOTHING`,
-      [
-        sessionId,
-        rows.map((r) => r.seq),
-        rows.map((r) => r.part),
-        rows.map((r) => r.role),
-        rows.map((r) => r.eventType),
-        rows.map((r) => r.partType),
-        rows.map((r) => r.toolName),
-        rows.map((r) => r.createdAt),
-        rows.map((r) => r.body),
-        rows.map((r) => r.terms),
-      ],
-    );
-  }
+  // One statement: the documents and the progress that covers them.
   await tx.query(
-    `INSERT INTO search_progress (tenant_id, session_id, indexed_seq) VALUES (current_tenant(), $1, $2)
+    `WITH documents AS (
+       INSERT INTO search_documents (tenant_id, session_id, seq, part, role, event_type, part_type, tool_name, created_at, body, terms)
+       SELECT current_tenant(), $1, d.* FROM unnest($3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::tsvector[]) d
+       ON CONFLICT DO NOTHING)
+     INSERT INTO search_progress (tenant_id, session_id, indexed_seq) VALUES (current_tenant(), $1, $2)
      ON CONFLICT (tenant_id, session_id) DO UPDATE SET indexed_seq = greatest(search_progress.indexed_seq, excluded.indexed_seq), indexed_at = now()`,
-    [sessionId, throughSeq],
+    [
+      sessionId,
+      throughSeq,
+      rows.map((r) => r.seq),
+      rows.map((r) => r.part),
+      rows.map((r) => r.role),
+      rows.map((r) => r.eventType),
+      rows.map((r) => r.partType),
+      rows.map((r) => r.toolName),
+      rows.map((r) => r.createdAt),
+      rows.map((r) => r.body),
+      rows.map((r) => r.terms),
+    ],
   );
 }
 

@@ -36,21 +36,20 @@ export function documentRowsOf(events: ReadonlyArray<{ json: string[] }>, keep?:
  * Returns the seq indexed through, or null for a session that no longer exists.
  */
 export async function indexSessionForSearch(db: Database, tenantId: string, sessionId: string, maxEvents = 20_000): Promise<number | null> {
-  const progress = await db.tenantTx(tenantId, (tx) => searchProgress(tx, sessionId));
-  if (!progress) return null;
-  let through = progress.indexedSeq;
-  for (let read = 0; read < maxEvents && through < progress.headSeq; ) {
+  // One transaction per page, the progress read inside it: a run that finds a few new events (the common case) is one transaction.
+  for (let read = 0; ; ) {
     const done = await db.tenantTx(tenantId, async (tx) => {
-      const page = await readEventPage(tx, sessionId, through, PAGE);
+      const progress = await searchProgress(tx, sessionId);
+      if (!progress) return null;
+      if (progress.indexedSeq >= progress.headSeq) return { through: progress.indexedSeq, count: 0, more: false };
+      const page = await readEventPage(tx, sessionId, progress.indexedSeq, PAGE);
       if (!page) return null;
       const last = page.events.length > 0 ? page.events[page.events.length - 1].seq : page.headSeq;
       await storeSearchDocuments(tx, sessionId, documentRowsOf(page.events), last);
-      return { last, count: page.events.length };
+      return { through: last, count: page.events.length, more: page.events.length > 0 && last < page.headSeq };
     });
     if (!done) return null;
-    if (done.count === 0) return through;
-    through = done.last;
     read += done.count;
+    if (!done.more || read >= maxEvents) return done.through;
   }
-  return through;
 }
