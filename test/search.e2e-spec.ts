@@ -329,3 +329,54 @@ describe('search inside a session: read-your-writes', () => {
     expect(ranked(await sessionSearch('mixed', { q: 'wombat' }))).toEqual(ranked(whole));
   });
 });
+
+/**
+ * The index kept by the append notices alone (the sweep set far away), with
+ * runs paced at the default share: appends that arrive while a session's run
+ * waits fold into it, those that arrive while it runs get a run of their own,
+ * so every event of a burst over several sessions is found across sessions.
+ */
+describe('search across sessions: indexing driven by append notices', () => {
+  let service: TestService;
+  let client: Client;
+  let key: string;
+  const text = (value: string) => ({ type: 'message.added', data: { message: { role: 'user', parts: [{ type: 'text', text: value }] } } });
+
+  beforeAll(async () => {
+    service = await startService({ env: { SEARCH_INDEX_DELAY_MS: '20', SEARCH_SWEEP_INTERVAL_MS: '600000' } });
+    client = new Client(service.baseUrl);
+    ({ key } = await client.createTenant('notices'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('finds every event of a burst of appends to four sessions, the last included', async () => {
+    const sessions = ['burst-a', 'burst-b', 'burst-c', 'burst-d'];
+    for (const id of sessions) await client.createSession(key, { id });
+    const words: string[] = [];
+    await Promise.all(
+      sessions.map(async (id, s) => {
+        for (let i = 0; i < 15; i++) {
+          const word = `burstword${s}x${i}`;
+          words.push(word);
+          const res = await client.append(key, id, { events: [text(`note ${i}: ${word}`), text(`filler ${'lorem ipsum '.repeat(20)}`)] });
+          expect(res.status).toBe(201);
+        }
+      }),
+    );
+    await waitFor(
+      async () => {
+        const res = await client.request('GET', `/v1/search?${new URLSearchParams({ q: 'burstword*', limit: '100' })}`, { key });
+        return res.status === 200 && res.body.hits.length === words.length;
+      },
+      'every burst word found across sessions',
+      30_000,
+    );
+    for (const word of [words[0], words[words.length - 1]]) {
+      const res = await client.request('GET', `/v1/search?${new URLSearchParams({ q: word })}`, { key });
+      expect(res.body.hits.map((h: { snippet: { text: string } }) => h.snippet.text)).toEqual([expect.stringContaining(word)]);
+    }
+  });
+});
