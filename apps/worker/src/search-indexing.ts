@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { sessionsBehindSearch } from '@app/event-store';
 import { indexSessionForSearch } from '@app/maintenance';
-import { ChannelSubscriber, JobDispatcher, JobName, SessionHead, SessionJobData, sessionHeadsChannel, sessionJobId } from '@app/queue';
+import { ChannelSubscriber, JobDispatcher, JobName, searchNoticesChannel, SessionHead, SessionJobData, sessionJobId } from '@app/queue';
 import { OutboxMessage } from '@app/event-store';
 import { DutyCycle } from './duty-cycle';
 
@@ -23,17 +23,20 @@ const indexMessage = (tenantId: string, sessionId: string, discriminator: string
 };
 
 /**
- * Search indexing runs off the append path: the API only publishes the new
- * head, as it does for live streams (nothing more is written or awaited per
- * append). Each worker hears the heads and enqueues the session's index job
- * SEARCH_INDEX_DELAY_MS later, deduplicated per session (one waiting, one
- * more kept while one runs), so a burst of appends costs one run. A head
- * this process already enqueued a waiting run for is not sent to Redis
- * again, until a run of that session starts here (it reads the newest
- * head) or SEARCH_SWEEP_INTERVAL_MS passes (a run another worker took: the
- * heads that worker hears after its run starts, it sends itself; the sweep
- * covers the rest). What pub/sub loses, and events written elsewhere (compaction
- * summaries, imports, forks), the sweep finds by the progress table.
+ * Search indexing runs off the append path: with the new head it publishes
+ * for live streams, the API publishes a search notice, at most one per
+ * session per SEARCH_INDEX_DELAY_MS (SearchNoticeThrottle; nothing is
+ * written or awaited per append); compaction and prune publish one with
+ * every head. Each worker hears the notices and enqueues the session's
+ * index job SEARCH_INDEX_DELAY_MS later, deduplicated per session (one
+ * waiting, one more kept while one runs), so a burst of appends costs one
+ * run. A notice for a session this process already enqueued a waiting run
+ * for is not sent to Redis again, until a run of that session starts here
+ * (it reads the newest head) or SEARCH_SWEEP_INTERVAL_MS passes (a run
+ * another worker took: the notices that worker hears after its run starts,
+ * it sends itself; the sweep covers the rest). What pub/sub loses, and
+ * events written elsewhere (imports, forks, pins), the sweep finds by the
+ * progress table.
  * Indexing an event costs about as much CPU as appending it (tokens in
  * this process, heap and GIN inserts in PostgreSQL), so runs have a queue
  * of their own, one at a time, paced to SEARCH_INDEX_DUTY_PERCENT of wall
@@ -55,7 +58,7 @@ export class SearchIndexing {
   ) {
     this.pacing = new DutyCycle(config.search.indexDuty);
     subscriber.listen(
-      sessionHeadsChannel(config.redis.namespace),
+      searchNoticesChannel(config.redis.namespace),
       (text) => this.heard(text),
       // Heads published while the subscription was down are lost: the sweep catches up.
       () => void this.sweep().catch((error: Error) => this.logger.warn(`search sweep: ${error.message}`)),

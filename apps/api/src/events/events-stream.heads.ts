@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { ChannelSubscriber, PRODUCER_REDIS, publishSessionHead, RedisClient, SessionHead, sessionHeadsChannel } from '@app/queue';
+import { ChannelSubscriber, PRODUCER_REDIS, publishSessionHead, RedisClient, SearchNoticeThrottle, SessionHead, sessionHeadsChannel } from '@app/queue';
 
 /** A stream's wake-up: the new head when a message said so, null after a gap in the subscription (anything may have been missed). */
 export type Wake = (headSeq: number | null) => void;
@@ -25,6 +25,7 @@ export class SessionHeads {
   private readonly namespace: string;
   /** Per `tenantId/sessionId`, the open streams' wake-ups. */
   private readonly listeners = new Map<string, Set<Wake>>();
+  private readonly searchNotices: SearchNoticeThrottle;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -32,6 +33,7 @@ export class SessionHeads {
     subscriber: ChannelSubscriber,
   ) {
     this.namespace = config.redis.namespace;
+    this.searchNotices = new SearchNoticeThrottle(config.search.indexDelayMs);
     subscriber.listen(
       sessionHeadsChannel(this.namespace),
       (text) => {
@@ -55,10 +57,10 @@ export class SessionHeads {
     };
   }
 
-  /** After a commit: wakes this process's streams and tells the others; never throws. */
+  /** After a commit: wakes this process's streams and tells the others, and the search indexer when due; never throws. */
   publish(head: SessionHead): void {
     this.wake(head);
-    publishSessionHead(this.publisher, this.namespace, head);
+    publishSessionHead(this.publisher, this.namespace, head, this.searchNotices.due(head));
   }
 
   private wake(head: SessionHead): void {
