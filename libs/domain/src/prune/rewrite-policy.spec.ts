@@ -50,7 +50,7 @@ describe('rewroteSincePivot', () => {
     const log = sessionLog().user('go');
     const id = log.tool();
     expect(rewroteSincePivot(log.events)).toBe(false);
-    log.pruned({ callIds: [id], tokensFreed: 10 });
+    log.pruned({ callIds: [id], tokensFreed: 10, policy: {} });
     expect(rewroteSincePivot(log.events)).toBe(true);
     log.compacted();
     expect(rewroteSincePivot(log.events)).toBe(false);
