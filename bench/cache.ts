@@ -66,12 +66,12 @@ import {
   seededRandom,
 } from './support';
 
-const STEPS = Number(process.env.BENCH_CACHE_STEPS ?? 180);
+const STEPS = Number(process.env.BENCH_CACHE_STEPS ?? 120);
 const LIFETIME_S = Number(process.env.BENCH_CACHE_LIFETIME_S ?? 2);
 /** Steps after which the agent is idle for longer than the cache lives. */
 const IDLE_AFTER = new Set([Math.floor(STEPS / 4), Math.floor(STEPS / 2), Math.floor((3 * STEPS) / 4)]);
 const MODEL = 'bench-cache-model';
-const LIMITS = { context: 200_000, output: 32_000 };
+const LIMITS = { context: 100_000, output: 16_000 };
 const PRICES = { read: 0.1, write: 1.25 };
 const TARGETS = { betweenHitRatio: 0.9, perInterval: 1, reportError: 0.1 };
 
