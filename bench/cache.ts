@@ -10,7 +10,7 @@
  * (the agent's next read comes after it lands), and run the prune job
  * (`POST …/prune {wait: true}`, the job the step schedules, landing before
  * the next read). Three times per session the agent is idle for longer
- * than the cache lives.
+ * than the cache lives, then the user writes again before the next read.
  *
  * The stub: a request is its blocks (system, then every content block of
  * every message, with its role) at ceil(chars / 4) tokens each. It reads
@@ -25,6 +25,8 @@
  * always`, `cache.timing: threshold`: every prune, archive and trim the
  * seed's own rule allows, so the prefix changes at every prune), and for
  * spec-000 (view-time trim) `service` with `toolOutput.trimStep` 0.25.
+ * Windows of 100,000 tokens (output 16,000), and 200,000 (output 32,000)
+ * for opencode, whose prune needs room before the compaction.
  *
  * Reported per session: input cost (uncached-token units), hit ratio (cache
  * reads over prompt tokens), rewrites per 100 steps (compactions, prunes,
@@ -83,13 +85,24 @@ interface Variant {
   name: string;
   preset: string;
   config: Record<string, unknown>;
+  limits: { context: number; output: number };
 }
 
 const SEED_TIMING = { cache: { rewrites: 'always', timing: 'threshold' } };
-const VARIANTS: Variant[] = ['opencode', 'codex', 'spec-000', 'spec-001', 'spec-003'].flatMap((preset) => [
-  { name: 'seed', preset, config: SEED_TIMING },
-  { name: 'service', preset, config: {} },
-  ...(preset === 'spec-000' ? [{ name: 'service, trimStep 0.25', preset, config: { toolOutput: { trimStep: 0.25 } } }] : []),
+/**
+ * OpenCode's prune protects 40,000 tokens and clears at least 20,000, so it
+ * only acts in the window before compaction on a larger window: its preset
+ * runs on 200,000 tokens too (Claude's window).
+ */
+const SESSIONS: Array<{ preset: string; limits: Variant['limits'] }> = [
+  { preset: 'opencode', limits: LIMITS },
+  { preset: 'opencode', limits: { context: 200_000, output: 32_000 } },
+  ...['codex', 'spec-000', 'spec-001', 'spec-003'].map((preset) => ({ preset, limits: LIMITS })),
+];
+const VARIANTS: Variant[] = SESSIONS.flatMap(({ preset, limits }) => [
+  { name: 'seed', preset, config: SEED_TIMING, limits },
+  { name: 'service', preset, config: {}, limits },
+  ...(preset === 'spec-000' ? [{ name: 'service, trimStep 0.25', preset, config: { toolOutput: { trimStep: 0.25 } }, limits }] : []),
 ]);
 
 // ---------------------------------------------------------------- the provider stub
@@ -180,15 +193,15 @@ interface SessionResult {
   elapsedS: number;
 }
 
-/** Every policy of a preset replays the same session: the script's random draws depend on the preset only. */
-const PRESET_SEEDS: Record<string, number> = { opencode: 1, codex: 2, 'spec-000': 3, 'spec-001': 4, 'spec-003': 5 };
+/** Every policy replays the same session: the script's random draws are the same for every variant. */
+const SCRIPT_SEED = 1_001;
 
 async function runSession(key: string, variant: Variant, index: number): Promise<SessionResult> {
-  const id = `cache-${index}-${variant.preset}-${variant.name.replace(/[^a-z0-9]+/g, '-')}`;
+  const id = `cache-${index}-${variant.preset}-${variant.limits.context}-${variant.name.replace(/[^a-z0-9]+/g, '-')}`;
   const path = `/v1/sessions/${encodeURIComponent(id)}`;
-  const config = { preset: variant.preset, limits: LIMITS, ...merge(variant.config) };
+  const config = { preset: variant.preset, limits: variant.limits, ...merge(variant.config) };
   expectStatus(await call('POST', '/v1/sessions', key, { id, model: MODEL, system: SYSTEM, config }), 201, 'create session');
-  const random = seededRandom(1_000 + PRESET_SEEDS[variant.preset]);
+  const random = seededRandom(SCRIPT_SEED);
   const stub = new CacheStub();
   const steps: StepRecord[] = [];
   const started = Date.now();
@@ -215,7 +228,12 @@ async function runSession(key: string, variant: Variant, index: number): Promise
     const appended = await append(key, path, events);
     if (appended.compaction) expectStatus(await call('POST', `${path}/compactions`, key, { wait: true }), 200, 'compaction');
     if (prunes) expectStatus(await call('POST', `${path}/prune`, key, { wait: true }), 200, 'prune');
-    if (IDLE_AFTER.has(i)) await new Promise((resolve) => setTimeout(resolve, LIFETIME_S * 1000 + 500));
+    if (IDLE_AFTER.has(i)) {
+      // Idle for longer than the cache lives; then the user writes again, before the agent's next read.
+      await new Promise((resolve) => setTimeout(resolve, LIFETIME_S * 1000 + 500));
+      const back = await append(key, path, [{ type: 'message.added', data: { message: { role: 'user', parts: [{ type: 'text', text: `Back after a break: continue with step ${i + 1}.` }] } } }]);
+      if (back.compaction) expectStatus(await call('POST', `${path}/compactions`, key, { wait: true }), 200, 'compaction');
+    }
   }
   const log = await allEvents(key, path);
   const kinds = log.map((event) => event.type);
@@ -304,7 +322,7 @@ function row(result: SessionResult): string[] {
   const betweenPrompt = between.reduce((sum, step) => sum + step.bill.read + step.bill.write, 0);
   const worstReport = result.reportErrors.length > 0 ? Math.max(...result.reportErrors) : 0;
   return [
-    result.variant.preset,
+    `${result.variant.preset} (${result.variant.limits.context / 1000}k)`,
     result.variant.name,
     String(steps.length),
     Math.round(result.cost).toLocaleString('en-US'),
@@ -339,7 +357,7 @@ runBench(async () => {
     for (const [i, variant] of VARIANTS.entries()) {
       const result = await runSession(key, variant, i);
       results.push(result);
-      console.log(`  ${variant.preset} / ${variant.name}: ${fixed(result.elapsedS)} s`);
+      console.log(`  ${variant.preset} (${variant.limits.context / 1000}k) / ${variant.name}: ${fixed(result.elapsedS)} s`);
     }
     printTable([
       ['preset', 'policy', 'steps', 'input cost', 'hit ratio', 'compactions/100', 'prunes+archives/100', 'prefix breaks/100', 'stable reads', 'hit between rewrites', 'max per interval', 'report error (n)'],
@@ -347,7 +365,7 @@ runBench(async () => {
     ]);
     const failed = results
       .filter((result) => result.variant.name !== 'seed')
-      .flatMap((result) => meetsTargets(result).map((failure) => `${result.variant.preset} / ${result.variant.name}: ${failure}`));
+      .flatMap((result) => meetsTargets(result).map((failure) => `${result.variant.preset} (${result.variant.limits.context / 1000}k) / ${result.variant.name}: ${failure}`));
     console.log(failed.length === 0 ? 'targets met by every service policy' : `targets missed:\n  ${failed.join('\n  ')}`);
   } finally {
     await deleteScratchTenant(owner, tenantId);
