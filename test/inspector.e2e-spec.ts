@@ -702,6 +702,16 @@ describe('inspector page', () => {
     expect(await classOf(events.find((e) => e.type === 'tool_outputs.pruned').seq)).toContain('pruned');
     expect(await classOf(events.find((e) => e.type === 'tool_results.archived').seq)).toContain('archived');
     await shot('08-pruned-archived');
+
+    // What the prune and the archive cost in prompt cache, above the compaction cards.
+    await page.click('.tabs button[data-tab="compactions"]');
+    const costs = page.locator('#compactions-cache');
+    await costs.locator('div', { hasText: 'prune at seq' }).waitFor();
+    const costText = (await costs.textContent())!;
+    expect(costText).toContain('prompt cache: hit ratio');
+    expect(costText).toContain(`prune at seq ${events.find((e) => e.type === 'tool_outputs.pruned').seq}`);
+    expect(costText).toContain(`archive at seq ${events.find((e) => e.type === 'tool_results.archived').seq}`);
+    await page.click('.tabs button[data-tab="timeline"]');
   });
 
   it(`virtualizes a ${LONG_EVENTS.toLocaleString('en-US')}-event timeline: a bounded number of rows in the DOM, pages fetched as they scroll into view`, async () => {

@@ -145,7 +145,7 @@ describe('prune and archive', () => {
       },
       archive: { status: 'disabled' },
     });
-    expect(idle).toEqual({ sessionId: 'oc-long', headSeq: headSeq + 1, prune: { status: 'nothing' }, archive: { status: 'disabled' } });
+    expect(idle).toEqual({ sessionId: 'oc-long', headSeq: headSeq + 1, prune: { status: 'nothing' }, archive: { status: 'disabled' }, rewrite: null });
     expect(await pruneNow('oc-long')).toMatchObject({ headSeq: headSeq + 1, prune: { status: 'nothing' } });
 
     const view = await context('oc-long');
@@ -315,7 +315,7 @@ describe('prune and archive', () => {
 
     it('off: nothing is archived', async () => {
       const { headSeq } = await session('ar-off', archiving({ strategy: 'off' }), fiveUses);
-      expect(await pruneNow('ar-off')).toEqual({ sessionId: 'ar-off', headSeq, prune: { status: 'disabled' }, archive: { status: 'disabled' } });
+      expect(await pruneNow('ar-off')).toEqual({ sessionId: 'ar-off', headSeq, prune: { status: 'disabled' }, archive: { status: 'disabled' }, rewrite: null });
       expect((await context('ar-off')).messages.filter((m: any) => m.metadata?.kind === DIGEST_KIND)).toEqual([]);
     });
 
@@ -349,7 +349,9 @@ describe('prune and archive', () => {
     });
     it('llm: results appended during the LLM call do not void its digest; they are archived by the next run', async () => {
       const four = [userMessage('Go'), ...[1, 2, 3, 4].flatMap((n) => toolUse(`sl-${n}`, `out ${n}`))];
-      await session('ar-slow', archiving({ strategy: 'llm' }, { compaction: { summarizer: 'openai', model: 'stub-slow-1500' } }), four);
+      // Seed 001's archive at every run (rule `always`): with `pay-off` the second would wait for the compaction.
+      const seedTiming = { compaction: { summarizer: 'openai', model: 'stub-slow-1500' }, cache: { rewrites: 'always' } };
+      await session('ar-slow', archiving({ strategy: 'llm' }, seedTiming), four);
       const running = prune('ar-slow');
       await waitFor(async () => stub.requests.some((r) => r.model === 'stub-slow-1500'), 'digest call started', 10_000);
       await append('ar-slow', [...toolUse('sl-5', 'out 5'), ...toolUse('sl-6', 'out 6')]);

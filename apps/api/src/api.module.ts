@@ -5,7 +5,7 @@ import { ChannelSubscriber, QueueProducerModule } from '@app/queue';
 import { SummarizerModule } from '@app/summarizer';
 import { GrepPool } from '@app/tool-output-store';
 // The worker's use case: `POST .../prune {wait}` runs the same code in the API process.
-import { PruneSession } from '@app/maintenance';
+import { PruneSession, RewriteMetrics } from '@app/maintenance';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';
@@ -63,6 +63,7 @@ export class ApiModule {
         SearchService,
         ChannelSubscriber, SessionHeads, StreamAccess, EventStreamsService,
         Metrics,
+        { provide: RewriteMetrics, useFactory: (metrics: Metrics) => new RewriteMetrics(metrics.registry), inject: [Metrics] },
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },
       ],
     };

@@ -964,16 +964,23 @@ async function loadCompactions() {
   try {
     /** @type {any[]} */
     const all = [];
+    /** @type {any[]} */
+    const rewrites = [];
+    /** @type {any} */
+    let ratios = null;
     let after = 0;
     for (;;) {
       const page = await api(`/v1/sessions/${enc(session.id)}/compactions?afterSeq=${after}&limit=100&include=record`);
       all.push(...page.compactions);
+      rewrites.push(...(page.cache?.rewrites ?? []));
+      ratios ??= page.cache ?? null;
       if (page.nextAfterSeq === null || page.nextAfterSeq === undefined) break;
       after = page.nextAfterSeq;
     }
     if (session !== current) return;
     session.covered = all.filter((c) => c.status === 'completed' && c.range?.throughSeq).map((c) => ({ fromSeq: c.range.fromSeq ?? 1, throughSeq: c.range.throughSeq }));
     renderTimeline();
+    renderCacheCosts(ratios, rewrites);
     renderCompactions(all);
   } catch (error) {
     showError(error);
@@ -988,6 +995,35 @@ function cacheText(cost) {
   if (cost.invalidatedTokens === null) return 'cache: no step before it';
   const repaid = cost.repaidAfterSteps !== null ? `repaid after ${num(cost.repaidAfterSteps)} steps` : cost.breakEvenSteps !== null ? `repays after ${num(cost.breakEvenSteps)} steps` : 'never repaid';
   return `cache: ${num(cost.invalidatedTokens)} invalidated · cost ${num(cost.rewriteCost ?? 0)} · ${repaid}`;
+}
+
+/** @param {number | null} ratio */
+const pct = (ratio) => (ratio === null || ratio === undefined ? '—' : `${(100 * ratio).toFixed(1)}%`);
+
+/**
+ * The session's prompt-cache hit ratios and what each prune and archive cost
+ * (compactions carry theirs on their cards).
+ * @param {any} ratios @param {any[]} rewrites
+ */
+function renderCacheCosts(ratios, rewrites) {
+  const box = $('compactions-cache');
+  if (!ratios) {
+    box.replaceChildren();
+    return;
+  }
+  const summary = el('p', {
+    text:
+      `prompt cache: hit ratio ${pct(ratios.hitRatio)} over ${num(ratios.steps)} steps · ` +
+      `${pct(ratios.hitRatioSinceRewrite)} over the ${num(ratios.stepsSinceRewrite)} since the latest rewrite`,
+  });
+  const rows = rewrites.map((r) =>
+    el('div', { className: 'figures' }, [
+      el('span', { text: `${r.kind} at seq ${r.seq}` }),
+      el('span', { text: `removed ${num(r.removedTokens)}` }),
+      el('span', { text: cacheText(r) }),
+    ]),
+  );
+  box.replaceChildren(summary, ...rows);
 }
 
 /** @param {any[]} all */

@@ -7,7 +7,7 @@ import { CompactSession } from './compaction/compact-session';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { Reconciler } from './reconciler';
-import { PruneSession } from '@app/maintenance';
+import { PruneSession, RewriteMetrics } from '@app/maintenance';
 import { JobSchedules } from './job-schedules';
 import { SearchIndexing } from './search-indexing';
 import { CLOCK, SessionRetention } from './retention';
@@ -38,6 +38,7 @@ export class WorkerModule {
         CompactSession,
         CompactionProcessor,
         WorkerMetrics,
+        { provide: RewriteMetrics, useFactory: (metrics: WorkerMetrics) => new RewriteMetrics(metrics.registry), inject: [WorkerMetrics] },
         Reconciler,
         WorkerRuntime,
         WorkerHttp,

@@ -79,7 +79,7 @@ export interface Usage {
   cache_read_tokens?: number;
 }
 
-export type CompactionReason = 'threshold' | 'manual' | 'overflow' | 'finish_length';
+export type CompactionReason = 'threshold' | 'manual' | 'overflow' | 'finish_length' | 'cache_cold';
 
 export interface SessionCreatedData {
   model: string;

@@ -58,7 +58,7 @@ export function composeSessionView(
     pivot: window.pivot,
     events: window.events,
     model: facts.model,
-    options: { pending, contextBudgetTokens },
+    options: { pending, contextBudgetTokens, trimStep: config.toolOutput.trimStep },
   });
   const overflow = evaluateOverflow({
     tokens: { total: view.tokens.estimated, expectedGrowth: view.tokens.expectedGrowth },

@@ -12,7 +12,7 @@ const TRACE_TYPES = ['message.added', 'step.finished', 'compaction.completed', '
  * the rewrites' few figures as JSON (messages' data is not read, so their
  * bodies are not detoasted); then one probe of session_tool_calls per call
  * id the rewrites name, for the messages that issued and answered them.
- * Read by GET /compactions and GET /sessions/{id}, never by the context
+ * Read by GET /compactions only, never by the session state or the context
  * read. Measured on a 3,000-event session (2 loaded cores): about 20 ms,
  * against 4 ms for the bare scan and 150 ms for the context read of the same
  * window; one row per event returned instead cost 50 ms.

@@ -6,34 +6,50 @@ import {
   ArchiveDecision,
   archivedEvent,
   buildDigestPrompt,
+  compactionFactsOf,
   composeSessionView,
+  costsOfCommitted,
+  deriveCompactionState,
   DigestProvenance,
   eventTokens,
   finishLlmDigest,
   heuristicDigest,
+  judgeRewrite,
   maintenanceWanted,
   NewEvent,
+  planRewrite,
   planStillHolds,
   PruneDecision,
   prunedEvent,
   pruneMode,
+  RewriteCacheCost,
+  RewriteDeferral,
+  rewroteSincePivot,
+  RewriteVerdict,
   selectArchive,
   selectMaintenance,
   selectPruneAfterArchive,
   SessionConfig,
+  SessionView,
   sessionSettings,
 } from '@app/domain';
 import { insertEvents, lockSessionForAppend, payloadHash, readWindow, WindowRead } from '@app/event-store';
 import { PRODUCER_REDIS, publishSessionHead, RedisClient, SessionJobData } from '@app/queue';
 import { Summarizers } from '@app/summarizer';
+import { RewriteMetrics } from './rewrite-metrics';
+
+/** Outputs a job chose but left in place for now (cache.rewrites `pay-off`): `reason` says until when. */
+type Deferred = { status: 'deferred'; reason: RewriteDeferral; callIds: string[] };
 
 export type PruneResult =
   | { status: 'disabled' | 'nothing' }
-  | ({ status: 'pruned'; seq: number; eventId: string; mode: string } & PruneDecision);
+  | (Deferred & { tokensFreed: number })
+  | ({ status: 'pruned'; seq: number; eventId: string; mode: string; cache: RewriteCacheCost } & PruneDecision);
 
 export type ArchiveResult =
   | { status: 'disabled' | 'nothing' }
-  | ({ status: 'archived'; seq: number; eventId: string; callIds: string[]; digest: string; digestTokens: number } & DigestProvenance);
+  | Deferred
+  | ({ status: 'archived'; seq: number; eventId: string; callIds: string[]; digest: string; digestTokens: number; cache: RewriteCacheCost } & DigestProvenance);
 
 /** What a run did: the job's return value and the body of `POST .../prune {wait: true}`. */
 export interface PruneReport {
@@ -41,6 +57,8 @@ export interface PruneReport {
   headSeq: number;
   prune: PruneResult;
   archive: ArchiveResult;
+  /** The cache rule's verdict on what the run chose (judgeRewrite), null when it chose nothing. */
+  rewrite: RewriteVerdict | null;
 }
 
 /** The LLM digest of the planned pairs, or why strategy `llm` falls back to the heuristic one. */
@@ -59,19 +77,61 @@ const idleReport = (sessionId: string, headSeq: number, config: SessionConfig): 
   headSeq,
   prune: { status: config.prune.enabled ? 'nothing' : 'disabled' },
   archive: { status: archiveActive(config.archive) ? 'nothing' : 'disabled' },
+  rewrite: null,
 });
+
+type Planned = { archive: { callIds: string[]; pairs: ArchiveDecision['pairs'] } | null; prune: PruneDecision | null };
+
+/** A run that chose outputs and waits: what each job chose, and why it waits. */
+function deferredReport(sessionId: string, headSeq: number, config: SessionConfig, planned: Planned, verdict: RewriteVerdict): PruneReport {
+  const report = { ...idleReport(sessionId, headSeq, config), rewrite: verdict };
+  const reason = verdict.deferral!;
+  if (planned.archive) report.archive = { status: 'deferred', reason, callIds: planned.archive.callIds };
+  if (planned.prune) report.prune = { status: 'deferred', reason, callIds: planned.prune.callIds, tokensFreed: planned.prune.tokensFreed };
+  return report;
+}
 
 /**
  * The session's config, and the view's token figure when Anthropic's
  * input_tokens trigger needs it: composing the view re-estimates every
- * pruned message, the costliest step of a run that finds nothing.
+ * pruned message, the costliest step of a run that finds nothing, so it is
+ * composed once, and only when a figure is needed.
  */
 const settingsOf = (read: WindowRead) => {
   const { config } = sessionSettings(read.session);
   const { prune } = config;
+  let composed: SessionView | undefined;
+  const view = () => (composed ??= composeSessionView(read.session, read));
   const needsFigure = prune.enabled && pruneMode(prune) === 'anthropic' && prune.trigger.type === 'input_tokens';
-  return { config, inputTokens: needsFigure ? composeSessionView(read.session, read).view.tokens.estimated : undefined };
+  return { config, inputTokens: needsFigure ? view().view.tokens.estimated : undefined, view };
 };
+
+/**
+ * The cache rule's verdict (judgeRewrite) on what a run chose, on the view
+ * it would change: whether a compaction is pending or due, the figures the
+ * repayment needs, and whether a prune or archive already ran since the
+ * pivot. Null when nothing was chosen.
+ */
+function rewriteVerdict(read: WindowRead, config: SessionConfig, view: SessionView, planned: Planned): RewriteVerdict | null {
+  const plan = planRewrite(read.events, view.view.sources, planned);
+  if (!plan) return null;
+  const { overflow } = view;
+  const { pendingMarkerSeq } = deriveCompactionState(compactionFactsOf(read), { running: false, loopGuardRatio: config.compaction.loopGuardRatio });
+  // Only an automatic compaction to come bounds the steps a clearing saves over.
+  const automatic = overflow.usable !== null && (overflow.reason === 'threshold' || overflow.reason === 'below_threshold');
+  return judgeRewrite(
+    config.cache.rewrites,
+    plan,
+    {
+      compactionPending: pendingMarkerSeq !== null,
+      compactionDue: overflow.overflow,
+      figure: view.view.tokens.estimated,
+      threshold: automatic ? overflow.threshold : null,
+      expectedGrowth: view.view.tokens.expectedGrowth,
+    },
+    rewroteSincePivot(read.events),
+  );
+}
 
 /**
  * The prune and archive job (issue 6): plan on the window without a lock,
@@ -87,6 +147,7 @@ export class PruneSession {
   constructor(
     private readonly db: Database,
     private readonly summarizers: Summarizers,
+    private readonly metrics: RewriteMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
   ) {}
@@ -96,10 +157,16 @@ export class PruneSession {
     for (let round = 1; ; round++) {
       const read = await this.db.tenantTx(tenantId, (tx) => readWindow(tx, sessionId));
       if (!read) return null;
-      const { config, inputTokens } = settingsOf(read);
+      const { config, inputTokens, view } = settingsOf(read);
       const planned = maintenanceWanted(config) ? selectMaintenance(read.events, config, inputTokens) : { archive: null, prune: null };
       // Nothing now: a later step schedules the next run, so the lock is not worth taking.
       if (!planned.archive && !planned.prune) return idleReport(sessionId, read.session.headSeq, config);
+      // Waiting: no lock and no LLM digest either; the verdict is taken again under the lock before anything is written.
+      const verdict = rewriteVerdict(read, config, view(), planned);
+      if (verdict && !verdict.apply) {
+        this.metrics.deferred(verdict.deferral!);
+        return deferredReport(sessionId, read.session.headSeq, config, planned, verdict);
+      }
       const llm = planned.archive && config.archive.strategy === 'llm' ? await this.llmDigest(read, config, planned.archive, options.signal) : { kind: 'none' as const };
       const committed = await this.commit(tenantId, sessionId, llm, round === MAX_ROUNDS);
       if (committed === REPLAN) continue;
@@ -117,7 +184,7 @@ export class PruneSession {
       if (!locked) return null;
       // Read after the lock: the fresh log, with every concurrent append and run committed.
       const read = (await readWindow(tx, sessionId))!;
-      const { config, inputTokens } = settingsOf(read);
+      const { config, inputTokens, view } = settingsOf(read);
       const fresh = selectArchive(read.events, config.archive);
       let archive: { callIds: string[]; digest: string; provenance: DigestProvenance } | null = null;
       if (fresh) {
@@ -139,23 +206,33 @@ export class PruneSession {
               };
       }
       const prune = selectPruneAfterArchive(read.events, archive?.callIds ?? [], config.prune, inputTokens);
-      const report = idleReport(sessionId, locked.headSeq, config);
+      const chosen: Planned = { archive: archive && { callIds: archive.callIds, pairs: fresh!.pairs.filter((pair) => archive.callIds.includes(pair.result.callId)) }, prune };
+      const verdict = archive || prune ? rewriteVerdict(read, config, view(), chosen) : null;
+      if (verdict && !verdict.apply) {
+        this.metrics.deferred(verdict.deferral!);
+        return deferredReport(sessionId, locked.headSeq, config, chosen, verdict);
+      }
+      const report = { ...idleReport(sessionId, locked.headSeq, config), rewrite: verdict };
       const events: NewEvent[] = [];
       const seq = () => locked.headSeq + events.length + 1;
-      if (archive) {
-        const event = archivedEvent(seq(), archive.callIds, archive.digest, archive.provenance);
-        const digestTokens = eventTokens(event, locked.model);
-        report.archive = { status: 'archived', seq: seq(), eventId: event.id, callIds: archive.callIds, digest: archive.digest, digestTokens, ...archive.provenance };
-        events.push(event);
-      }
-      if (prune) {
-        const event = prunedEvent(seq(), prune);
-        report.prune = { status: 'pruned', seq: seq(), eventId: event.id, mode: prune.policy.mode, ...prune };
-        events.push(event);
-      }
+      if (archive) events.push(archivedEvent(seq(), archive.callIds, archive.digest, archive.provenance));
+      if (prune) events.push(prunedEvent(seq(), prune));
       if (events.length === 0) return report;
+      const committed = events.map((event, i) => ({ seq: locked.headSeq + i + 1, event }));
+      const costs = new Map(costsOfCommitted(read.events, committed).map((cost) => [cost.seq, cost]));
+      for (const { seq: at, event } of committed) {
+        const cache = costs.get(at)!;
+        if (event.type === 'tool_results.archived') {
+          const digestTokens = eventTokens(event, locked.model);
+          report.archive = { status: 'archived', seq: at, eventId: event.id, callIds: archive!.callIds, digest: archive!.digest, digestTokens, ...archive!.provenance, cache };
+        } else if (event.type === 'tool_outputs.pruned') {
+          report.prune = { status: 'pruned', seq: at, eventId: event.id, mode: prune!.policy.mode, ...prune!, cache };
+        }
+      }
       const stored = events.map((event) => ({ event, payloadHash: payloadHash(event), tokens: eventTokens(event, locked.model) }));
       report.headSeq = await insertEvents(tx, sessionId, locked.headSeq, stored);
+      // Observed once the events are in; a rolled-back commit of this transaction is retried by the job, which observes again.
+      for (const cost of costs.values()) this.metrics.observe(cost);
       this.logger.log(
         `session ${sessionId}: ${prune ? `pruned ${prune.callIds.length} result(s), ${prune.tokensFreed} tokens` : 'nothing pruned'}; ` +
           `${archive ? `archived ${archive.callIds.length} pair(s) (${archive.provenance.digestBy} digest)` : 'nothing archived'}`,

@@ -790,7 +790,7 @@ export interface components {
         CompactionRequestedData: {
             auto: boolean;
             /** @enum {string} */
-            reason: "threshold" | "manual" | "overflow" | "finish_length";
+            reason: "threshold" | "manual" | "overflow" | "finish_length" | "cache_cold";
             instructions?: string;
         };
         CompactionCompletedData: {
@@ -1256,6 +1256,7 @@ export interface components {
                 enabled?: boolean;
                 contextBudgetTokens?: number | null;
                 viewTrim?: boolean;
+                trimStep?: number;
                 maxMessageBytes?: number;
                 maxLineLength?: number;
                 maxLines?: number;
@@ -1274,6 +1275,12 @@ export interface components {
             cache?: {
                 /** @enum {string} */
                 breakpoints?: "off" | "5m" | "1h";
+                lifetimeSeconds?: number;
+                /** @enum {string} */
+                rewrites?: "pay-off" | "always";
+                /** @enum {string} */
+                timing?: "cache-aware" | "threshold";
+                coldMargin?: number;
             };
         };
         CompactionState: {
@@ -1369,6 +1376,19 @@ export interface components {
             preset: string;
             tokens: components["schemas"]["TokenFigures"];
             compaction: components["schemas"]["CompactionState"];
+            /** @description Prompt-cache hit ratios from the steps' reported usage, over the window the state reads anyway (docs/compaction.md, "What a rewrite cost") */
+            cache: {
+                /** @description The running hit ratio: the steps' cache_read_tokens over their prompt tokens, over the steps since the latest compaction (sinceSeq); the whole session's is on GET .../compactions */
+                hitRatio: number | null;
+                /** @description The same over the steps after the latest compaction, prune or archive */
+                hitRatioSinceRewrite: number | null;
+                steps: number;
+                stepsSinceRewrite: number;
+                /** @description The latest compaction.completed, tool_outputs.pruned or tool_results.archived, or null */
+                lastRewriteSeq: number | null;
+                /** @description The pivot (compaction.completed) the steps are counted after; 0 without one */
+                sinceSeq: number;
+            };
         };
         SessionList: {
             sessions: components["schemas"]["Session"][];
@@ -1655,29 +1675,61 @@ export interface components {
                 tokens: components["schemas"]["TokenFigures"];
             };
         };
+        RewriteVerdict: {
+            apply: boolean;
+            /**
+             * @description Why the clearing waits, or null when it was applied
+             * @enum {string|null}
+             */
+            deferral: "compaction_pending" | "compaction_due" | "once_per_interval" | "not_repaid" | null;
+            /** @description Tokens the clearing removes (estimates) */
+            removedTokens: number;
+            /** @description Tokens of the view from the first changed message on: what the next call writes to the cache again (estimates) */
+            invalidatedTokens: number;
+            /** @description Steps of saving that repay the rewrite; null when it removes nothing */
+            breakEvenSteps: number | null;
+            /** @description Steps until the view, once cleared, grows back to the compaction threshold; null when unbounded */
+            stepsLeft: number | null;
+        };
         PruneReport: {
             sessionId: string;
             headSeq: number;
-            /** @description What was done: `pruned` with the event written and its figures, `nothing` to do, or `disabled` by the configuration */
+            /** @description What was done: `pruned` with the event written and its figures, `deferred` (outputs chosen, left for later by cache.rewrites), `nothing` to do, or `disabled` by the configuration */
             prune: {
                 /** @enum {string} */
-                status: "disabled" | "nothing" | "pruned";
+                status: "disabled" | "nothing" | "deferred" | "pruned";
                 seq?: number;
                 eventId?: string;
                 callIds?: string[];
+                /**
+                 * @description `deferred` only: why the chosen outputs wait (see `rewrite`)
+                 * @enum {string}
+                 */
+                reason?: "compaction_pending" | "compaction_due" | "once_per_interval" | "not_repaid";
+                /** @description `pruned` only: what the rewrite cost in prompt cache, measured from the steps' usage as on GET .../compactions */
+                cache?: components["schemas"]["RewriteCacheCost"];
             } & {
                 [key: string]: unknown;
             };
-            /** @description What was done: `archived` with the event written and its figures, `nothing` to do, or `disabled` by the configuration */
+            /** @description What was done: `archived` with the event written and its figures, `deferred` (outputs chosen, left for later by cache.rewrites), `nothing` to do, or `disabled` by the configuration */
             archive: {
                 /** @enum {string} */
-                status: "disabled" | "nothing" | "archived";
+                status: "disabled" | "nothing" | "deferred" | "archived";
                 seq?: number;
                 eventId?: string;
                 callIds?: string[];
+                /**
+                 * @description `deferred` only: why the chosen outputs wait (see `rewrite`)
+                 * @enum {string}
+                 */
+                reason?: "compaction_pending" | "compaction_due" | "once_per_interval" | "not_repaid";
+                /** @description `archived` only: what the rewrite cost in prompt cache, measured from the steps' usage as on GET .../compactions */
+                cache?: components["schemas"]["RewriteCacheCost"];
             } & {
                 [key: string]: unknown;
             };
+            /** @description The cache rule (cache.rewrites) on what the run chose; null when it chose nothing */
+            rewrite: components["schemas"]["RewriteVerdict"] | null;
         };
         PruneQueued: {
             sessionId: string;

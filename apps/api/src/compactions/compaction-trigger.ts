@@ -1,12 +1,14 @@
 import { Tx } from '@app/database';
 import {
   boundAfterGrowth,
+  coldCacheMargin,
   COMPACTION_TRIGGER_TYPES,
   compactionFactsOf,
   CompactionReason,
   CompactionState,
   composeSessionView,
   decideTrigger,
+  evaluateOverflow,
   growsViewOnly,
   growthThreshold,
   growthThresholdAfterCheck,
@@ -14,15 +16,17 @@ import {
   markerEvent,
   mayOverflow,
   NewEvent,
+  OverflowEvaluation,
   SessionView,
   sessionSettings,
+  StoredEvent,
   viewTokenBound,
 } from '@app/domain';
 import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, payloadHash, readGrowthSince, readWindow } from '@app/event-store';
 import { CompactJobData, JobName, sessionJobId } from '@app/queue';
 import { scheduledPruneMessage } from '../prune/prune-scheduler';
 import { compactionState } from './compaction-state';
-import { ViewBound, ViewBounds } from './view-bounds';
+import { boundWentCold, ViewBound, ViewBounds } from './view-bounds';
 
 /** The outbox message of a marker's job: ids only, a job id derived from the marker, folded per session. */
 export function compactMessage(tenantId: string, sessionId: string, markerSeq: number): OutboxMessage {
@@ -92,8 +96,8 @@ export async function triggerAfterAppend(
   const composed = composeSessionView(read.session, read);
   const facts = compactionFactsOf(read);
   const state = compactionState(read, composed, facts);
-  const result = await compactionTrigger(tx, tenantId, sessionId, firstSeq, events, composed, state, read.session.headSeq);
-  const { compaction } = composed.config;
+  const result = await compactionTrigger(tx, tenantId, sessionId, firstSeq, events, timedOverflow(composed, read.events, firstSeq), state, read.session.headSeq);
+  const { compaction, cache } = composed.config;
   bounds.set(tenantId, sessionId, {
     seq: result.headSeq,
     tokens: viewTokenBound(composed.view.tokens),
@@ -107,10 +111,32 @@ export async function triggerAfterAppend(
       expectedGrowth: compaction.anticipateGrowth ? composed.view.tokens.expectedGrowth : 0,
     }),
     createdAt: read.session.createdAt,
+    at: Date.now(),
+    coldAfterMs: cache.timing === 'cache-aware' ? cache.lifetimeSeconds * 1000 : null,
   });
   const pruneScheduled = events.some((event) => event.type === 'step.finished') && maintenanceWanted(composed.config);
   if (pruneScheduled) await insertOutbox(tx, [scheduledPruneMessage(tenantId, sessionId, result.headSeq)]);
   return { ...result, pruneScheduled };
+}
+
+/**
+ * The trigger's evaluation for a batch starting at `firstSeq`: the view's
+ * own, or, when the batch comes after the cache's lifetime of silence, with
+ * the cold-cache margin (coldCacheMargin; the times are the log's).
+ */
+function timedOverflow(composed: SessionView, events: readonly StoredEvent[], firstSeq: number): OverflowEvaluation {
+  const previous = events.find((event) => event.seq === firstSeq - 1);
+  const first = events.find((event) => event.seq === firstSeq);
+  const coldMargin = first ? coldCacheMargin(composed.config.cache, previous?.createdAt ?? null, first.createdAt) : 0;
+  if (coldMargin === 0 || composed.overflow.reason !== 'below_threshold') return composed.overflow;
+  const { view, limits, config } = composed;
+  return evaluateOverflow({
+    tokens: { total: view.tokens.estimated, expectedGrowth: view.tokens.expectedGrowth },
+    limits,
+    config: config.compaction,
+    messageCount: view.messages.length,
+    coldMargin,
+  });
 }
 
 /**
@@ -123,7 +149,7 @@ export async function triggerAfterAppend(
  */
 async function staysBelow(tx: Tx, tenantId: string, sessionId: string, appended: AppendedBatch, bounds: ViewBounds): Promise<boolean> {
   const known = bounds.get(tenantId, sessionId);
-  if (!known) return false;
+  if (!known || boundWentCold(known, Date.now())) return false;
   let next: ViewBound;
   if (known.seq === appended.firstSeq - 1) {
     next = grownBound(known, appended);
@@ -138,6 +164,8 @@ async function staysBelow(tx: Tx, tenantId: string, sessionId: string, appended:
       // The known threshold may be lower: less the expected growth, or held by a pending marker (higher: Infinity).
       threshold: threshold === null || known.threshold === null ? null : Math.min(threshold, known.threshold),
       createdAt: known.createdAt,
+      at: Date.now(),
+      coldAfterMs: known.coldAfterMs,
     };
   }
   if (mayOverflow(next.tokens, next.threshold)) return false;
@@ -148,7 +176,7 @@ async function staysBelow(tx: Tx, tenantId: string, sessionId: string, appended:
 /** `known` after `appended`, a batch that directly follows it: its own stored tokens added (no query). */
 function grownBound(known: ViewBound, appended: AppendedBatch): ViewBound {
   const seq = appended.firstSeq + appended.events.length - 1;
-  return { ...known, seq, tokens: boundAfterGrowth(known.tokens, { tokens: appended.tokens, lastUsage: null }) };
+  return { ...known, seq, tokens: boundAfterGrowth(known.tokens, { tokens: appended.tokens, lastUsage: null }), at: Date.now() };
 }
 
 /**
@@ -166,7 +194,9 @@ export function boundsWithoutTrigger(
   tokens: number,
 ): { known: ViewBound; next: ViewBound } | undefined {
   const known = bounds.get(tenantId, sessionId);
-  if (!known || !events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type)) || !growsViewOnly(events)) return undefined;
+  if (!known || boundWentCold(known, Date.now()) || !events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type)) || !growsViewOnly(events)) {
+    return undefined;
+  }
   const next = grownBound(known, { firstSeq: known.seq + 1, events, tokens });
   return mayOverflow(next.tokens, next.threshold) ? undefined : { known, next };
 }
@@ -177,12 +207,12 @@ async function compactionTrigger(
   sessionId: string,
   firstSeq: number,
   events: readonly NewEvent[],
-  composed: SessionView,
+  evaluation: OverflowEvaluation,
   state: CompactionState,
   headSeq: number,
 ): Promise<TriggerResult> {
   const batch = events.map((event, i) => ({ ...event, seq: firstSeq + i }));
-  const decision = decideTrigger({ batch, evaluation: composed.overflow, state });
+  const decision = decideTrigger({ batch, evaluation, state });
   switch (decision.action) {
     case 'request': {
       const appended = await appendMarker(tx, tenantId, sessionId, headSeq, decision.reason);

@@ -13,6 +13,19 @@ export interface ViewBound {
   threshold: number | null;
   /** The session's creation: a session deleted and created again under the same id starts afresh. */
   createdAt: Date;
+  /** When this process last appended past the bound (Date.now()). */
+  at: number;
+  /**
+   * With cache-aware timing, the cache's lifetime in ms: an append after a
+   * longer silence may open a compaction below the threshold (coldCacheMargin),
+   * so the bound is not trusted then and the window is read. Null otherwise.
+   */
+  coldAfterMs: number | null;
+}
+
+/** Whether the bound may have missed a cold cache: this process saw no append for longer than the cache lives. */
+export function boundWentCold(bound: ViewBound, now: number): boolean {
+  return bound.coldAfterMs !== null && now - bound.at > bound.coldAfterMs;
 }
 
 /**

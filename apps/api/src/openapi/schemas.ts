@@ -1,4 +1,4 @@
-import { CONTEXT_FORMATS, type JsonSchema } from '@app/domain';
+import { CONTEXT_FORMATS, type JsonSchema, REWRITE_DEFERRALS } from '@app/domain';
 
 /**
  * Response bodies, as component schemas (OpenAPI 3.1: JSON Schema 2020-12,
@@ -120,6 +120,14 @@ const SessionDetail = object(
     preset: { type: 'string', description: 'The preset the resolved configuration starts from' },
     tokens: ref('TokenFigures'),
     compaction: ref('CompactionState'),
+    cache: {
+      ...object({
+        ...CACHE_RATIO_FIELDS,
+        hitRatio: { type: ['number', 'null'], description: "The running hit ratio: the steps' cache_read_tokens over their prompt tokens, over the steps since the latest compaction (sinceSeq); the whole session's is on GET .../compactions" },
+        sinceSeq: { ...seq, description: 'The pivot (compaction.completed) the steps are counted after; 0 without one' },
+      }),
+      description: 'Prompt-cache hit ratios from the steps\' reported usage, over the window the state reads anyway (docs/compaction.md, "What a rewrite cost")',
+    },
   },
   ['forkedFrom'],
 );
@@ -200,9 +208,28 @@ const GrepLine = object({ line: { type: 'integer', minimum: 1 }, text: { type: '
 const PRUNE_STATUS = (done: string): JsonSchema => ({
   type: 'object',
   required: ['status'],
-  properties: { status: { type: 'string', enum: ['disabled', 'nothing', done] }, seq: { type: 'integer' }, eventId: { type: 'string' }, callIds: { type: 'array', items: { type: 'string' } } },
+  properties: {
+    status: { type: 'string', enum: ['disabled', 'nothing', 'deferred', done] },
+    seq: { type: 'integer' },
+    eventId: { type: 'string' },
+    callIds: { type: 'array', items: { type: 'string' } },
+    reason: { type: 'string', enum: [...REWRITE_DEFERRALS], description: '`deferred` only: why the chosen outputs wait (see `rewrite`)' },
+    cache: { ...ref('RewriteCacheCost'), description: `\`${done}\` only: what the rewrite cost in prompt cache, measured from the steps' usage as on GET .../compactions` },
+  },
   additionalProperties: true,
-  description: `What was done: \`${done}\` with the event written and its figures, \`nothing\` to do, or \`disabled\` by the configuration`,
+  description:
+    `What was done: \`${done}\` with the event written and its figures, \`deferred\` (outputs chosen, left for later by cache.rewrites), ` +
+    '`nothing` to do, or `disabled` by the configuration',
+});
+
+/** judgeRewrite's verdict (docs/compaction.md, "Rewrites that pay for themselves"). */
+const RewriteVerdict = object({
+  apply: { type: 'boolean' },
+  deferral: { type: ['string', 'null'], enum: [...REWRITE_DEFERRALS, null], description: 'Why the clearing waits, or null when it was applied' },
+  removedTokens: { ...count, description: 'Tokens the clearing removes (estimates)' },
+  invalidatedTokens: { ...count, description: 'Tokens of the view from the first changed message on: what the next call writes to the cache again (estimates)' },
+  breakEvenSteps: { type: ['integer', 'null'], minimum: 0, description: 'Steps of saving that repay the rewrite; null when it removes nothing' },
+  stepsLeft: { type: ['integer', 'null'], minimum: 0, description: 'Steps until the view, once cleared, grows back to the compaction threshold; null when unbounded' },
 });
 
 const TenantLimits = object({
@@ -340,7 +367,14 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   CacheRatios,
   CompactionRequestResult,
   CompactionDryRun,
-  PruneReport: object({ sessionId: { type: 'string' }, headSeq: seq, prune: PRUNE_STATUS('pruned'), archive: PRUNE_STATUS('archived') }),
+  RewriteVerdict,
+  PruneReport: object({
+    sessionId: { type: 'string' },
+    headSeq: seq,
+    prune: PRUNE_STATUS('pruned'),
+    archive: PRUNE_STATUS('archived'),
+    rewrite: { ...nullable(ref('RewriteVerdict')), description: 'The cache rule (cache.rewrites) on what the run chose; null when it chose nothing' },
+  }),
   PruneQueued: object({
     sessionId: { type: 'string' },
     headSeq: seq,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState, Tx } from '@app/database';
-import { applyConfigPatch, checkForkSeq, composeSessionView, DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings } from '@app/domain';
+import { applyConfigPatch, checkForkSeq, composeSessionView, DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings, windowCacheRatios } from '@app/domain';
 import {
   findSession,
   insertEvents,
@@ -157,6 +157,7 @@ export class SessionsService {
       preset: composed.config.preset,
       tokens: tokenFigures(composed),
       compaction: compactionState(read, composed),
+      cache: windowCacheRatios(composed.view.pivotSeq, read.events),
     };
   }
 

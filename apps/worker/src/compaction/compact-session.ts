@@ -4,6 +4,7 @@ import { Database } from '@app/database';
 import {
   compactionFactsOf,
   composeSessionView,
+  costsOfCommitted,
   decideCompletion,
   deriveCompactionState,
   eventTokens,
@@ -21,6 +22,7 @@ import {
   readWindow,
 } from '@app/event-store';
 import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
+import { RewriteMetrics } from '@app/maintenance';
 import { loadToolOutputs, SummaryChain } from '@app/summarizer';
 import { WorkerMetrics } from '../worker-metrics';
 
@@ -50,6 +52,7 @@ export class CompactSession {
     private readonly db: Database,
     private readonly chain: SummaryChain,
     private readonly metrics: WorkerMetrics,
+    private readonly rewrites: RewriteMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
   ) {}
@@ -117,13 +120,18 @@ export class CompactSession {
     // The range the pivot takes out of the window, for the history.
     const completion = { ...chained.completion, coveredFromSeq: (read.pivot?.data.coveredThroughSeq ?? 0) + 1 };
     let stale = false;
+    let committedEvents: NewEvent[] = [];
     const committed = await this.commit(tenantId, sessionId, marker.seq, (latestCompletedMarkerSeq) => {
       const events = decideCompletion({ latestCompletedMarkerSeq }, completion, compaction);
       stale = events.length === 0;
-      return events.length === 0 ? [] : [...failures, ...events];
+      committedEvents = events.length === 0 ? [] : [...failures, ...events];
+      return committedEvents;
     });
     if (!committed) return { outcome: 'discarded', markerSeq: marker.seq, reason: stale ? 'stale' : 'duplicate' };
     if (completion.retention) this.metrics.observeRetention(completion.strategy, completion.retention);
+    // Its cache cost from the steps in the window it compacted (a step appended while it ran is not counted: the figure is a lower bound then).
+    const head = read.events.at(-1)?.seq ?? 0;
+    for (const cost of costsOfCommitted(read.events, committedEvents.map((event, i) => ({ seq: head + i + 1, event })))) this.rewrites.observe(cost);
     this.logger.log(
       `session ${sessionId}: marker ${marker.seq} compacted through seq ${completion.coveredThroughSeq} (${completion.strategy}, ` +
         `${completion.tokensBefore} → ${completion.tokensAfter} tokens, ${failures.length} failed tr${failures.length === 1 ? 'y' : 'ies'})`,

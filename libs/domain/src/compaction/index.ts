@@ -3,6 +3,7 @@ export { readWindow, settledCutChecker } from './window';
 export type { WindowMessage, WindowView } from './window';
 export {
   boundAfterGrowth,
+  coldCacheMargin,
   compactionReasonFor,
   evaluateOverflow,
   growthThreshold,

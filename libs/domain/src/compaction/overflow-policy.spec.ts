@@ -1,6 +1,6 @@
 import { CompactionConfig, PRESETS, PresetName } from '../config';
 import type { ModelLimits } from '../models/model-registry';
-import { boundAfterGrowth, compactionReasonFor, evaluateOverflow, growthThreshold, mayOverflow, OverflowEvaluation, shouldSuppressAutoCompaction } from './overflow-policy';
+import { boundAfterGrowth, coldCacheMargin, compactionReasonFor, evaluateOverflow, growthThreshold, mayOverflow, OverflowEvaluation, shouldSuppressAutoCompaction } from './overflow-policy';
 
 const compaction = (preset: PresetName, patch: Partial<CompactionConfig> = {}): CompactionConfig => ({
   ...PRESETS[preset].compaction,
@@ -240,5 +240,44 @@ describe('anticipating the next step', () => {
   it('reports the ratio of the figure itself, not of the anticipated one', () => {
     const config = compaction('opencode');
     expect(evaluateOverflow({ tokens: { total: 45_000, expectedGrowth: 5_000 }, limits, config }).ratio).toBe(45_000 / 90_000);
+  });
+});
+
+describe('cache-aware timing', () => {
+  const cache = { timing: 'cache-aware' as const, lifetimeSeconds: 300, coldMargin: 0.1 };
+  const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+  const limits = { context: 100_000, output: 8_000 };
+
+  describe('coldCacheMargin', () => {
+    it('gives the margin after a silence longer than the cache lifetime, and nothing within it', () => {
+      expect(coldCacheMargin(cache, at(0), at(301))).toBe(0.1);
+      expect(coldCacheMargin(cache, at(0), at(300))).toBe(0);
+    });
+
+    it('gives nothing with threshold timing or without an earlier event', () => {
+      expect(coldCacheMargin({ ...cache, timing: 'threshold' }, at(0), at(3_600))).toBe(0);
+      expect(coldCacheMargin(cache, null, at(3_600))).toBe(0);
+    });
+  });
+
+  it('given a cold cache, a view within the margin below the threshold overflows with reason cache_cold', () => {
+    // spec-000: threshold 80,000; the margin 0.1 opens at 72,000 (expected growth counted)
+    const cold = (total: number, expectedGrowth = 0) =>
+      evaluateOverflow({ tokens: { total, expectedGrowth }, limits, config: compaction('spec-000'), coldMargin: 0.1 });
+    expect(cold(71_999)).toMatchObject({ overflow: false, reason: 'below_threshold' });
+    expect(cold(72_000)).toMatchObject({ overflow: true, reason: 'cache_cold', threshold: 80_000 });
+    expect(cold(70_000, 2_000)).toMatchObject({ overflow: true, reason: 'cache_cold' });
+    expect(cold(80_000)).toMatchObject({ overflow: true, reason: 'threshold' });
+  });
+
+  it('when the cache is warm the same view waits for the threshold', () => {
+    expect(evaluate('spec-000', limits, 79_000)).toMatchObject({ overflow: false, reason: 'below_threshold' });
+  });
+
+  it('a cold view asks for a compaction with reason cache_cold, not with auto=false', () => {
+    const cold = evaluateOverflow({ tokens: { total: 75_000 }, limits, config: compaction('spec-000'), coldMargin: 0.1 });
+    expect(compactionReasonFor({ type: 'message.added', data: {} }, cold)).toBe('cache_cold');
+    const autoOff = evaluateOverflow({ tokens: { total: 75_000 }, limits, config: compaction('spec-000', { auto: false }), coldMargin: 0.1 });
+    expect(compactionReasonFor({ type: 'message.added', data: {} }, autoOff)).toBeNull();
   });
 });

@@ -16,6 +16,8 @@ export type OverflowReason =
   | 'threshold'
   /** Seed 001's last fallback: too many visible messages. */
   | 'message_count'
+  /** Below the threshold but within the cold-cache margin of it, after an idle gap (cache timing `cache-aware`). */
+  | 'cache_cold'
   | 'below_threshold';
 
 export interface OverflowEvaluation {
@@ -41,6 +43,12 @@ export interface OverflowInput {
   config: CompactionConfig;
   /** Visible messages in the window; only seed 001's last fallback counts them. */
   messageCount?: number;
+  /**
+   * The provider's cache went cold before this check (coldCacheMargin): a
+   * figure within this share below the threshold overflows too, with reason
+   * `cache_cold`. 0 or absent: the threshold alone.
+   */
+  coldMargin?: number;
 }
 
 type Budget = { usable: number } | { maxMessages: number } | null;
@@ -94,13 +102,31 @@ export function evaluateOverflow(input: OverflowInput): OverflowEvaluation {
   const threshold = config.trigger.type === 'ratio' && config.trigger.tokenLimit !== null ? Math.min(scaled, config.trigger.tokenLimit) : scaled;
   const growth = config.anticipateGrowth ? expectedGrowthWithin(tokens.expectedGrowth ?? 0, usable) : 0;
   const over = tokens.total + growth >= threshold;
+  const cold = !over && (input.coldMargin ?? 0) > 0 && tokens.total + growth >= Math.floor(threshold * (1 - input.coldMargin!));
   return {
-    overflow: over && gate === null,
-    reason: gate ?? (over ? 'threshold' : 'below_threshold'),
+    overflow: (over || cold) && gate === null,
+    reason: gate ?? (over ? 'threshold' : cold ? 'cache_cold' : 'below_threshold'),
     usable,
     threshold,
     ratio: usable > 0 ? tokens.total / usable : null,
   };
+}
+
+/**
+ * The cold-cache margin the trigger applies to an append at `at` that
+ * follows an event at `previousAt`: the cache setting's coldMargin when the
+ * timing is `cache-aware` and the gap is longer than the provider's cache
+ * lifetime (the prefix expired, so the next call writes it whole whether
+ * or not a compaction rewrites it first), else 0. A warm cache keeps the
+ * trigger as configured: the compaction waits until the view needs it.
+ */
+export function coldCacheMargin(
+  cache: { timing: 'cache-aware' | 'threshold'; lifetimeSeconds: number; coldMargin: number },
+  previousAt: Date | null,
+  at: Date,
+): number {
+  if (cache.timing !== 'cache-aware' || previousAt === null) return 0;
+  return at.getTime() - previousAt.getTime() > cache.lifetimeSeconds * 1000 ? cache.coldMargin : 0;
 }
 
 /** Finish reasons meaning the reply hit its length limit (OpenAI `length`, Anthropic `max_tokens`). */
@@ -127,7 +153,8 @@ export function compactionReasonFor(
   } else if (!VIEW_GROWTH_TYPES.has(event.type)) {
     return null;
   }
-  return evaluation.overflow ? 'threshold' : null;
+  if (!evaluation.overflow) return null;
+  return evaluation.reason === 'cache_cold' ? 'cache_cold' : 'threshold';
 }
 
 /** What was appended since a view was last checked, from stored figures only (no event data but the last step's usage). */

@@ -69,6 +69,15 @@ describe('decideTrigger', () => {
     });
   });
 
+  it('given a cold cache, opens a marker with reason cache_cold for a view within the margin, threshold reasons first', () => {
+    const log = eventLog();
+    log.user('back after a break');
+    const cold = evaluateOverflow({ tokens: { total: 7_500 }, limits, config, coldMargin: 0.1 });
+    expect(decideTrigger({ batch: log.events, evaluation: cold, state: stateOf(log.events) })).toEqual({ action: 'request', reason: 'cache_cold' });
+    log.step(7_500, 'length');
+    expect(decideTrigger({ batch: log.events.slice(1), evaluation: cold, state: stateOf(log.events) })).toEqual({ action: 'request', reason: 'finish_length' });
+  });
+
   it('does nothing below the threshold', () => {
     const log = eventLog();
     log.user('a').step(1_000);

@@ -41,8 +41,8 @@ export function compactionFactsOf(window: {
 
 type AutoReason = Exclude<CompactionReason, 'manual'>;
 
-/** Forced reasons first: the client hit the wall, then a reply cut at its length limit, then the threshold. */
-const REASON_PRIORITY: readonly AutoReason[] = ['overflow', 'finish_length', 'threshold'];
+/** Forced reasons first: the client hit the wall, then a reply cut at its length limit, then the threshold, then a cold cache. */
+const REASON_PRIORITY: readonly AutoReason[] = ['overflow', 'finish_length', 'threshold', 'cache_cold'];
 
 export type TriggerDecision =
   /** Append `compaction.requested {auto: true, reason}` and enqueue its job. */

@@ -45,6 +45,21 @@ describe('presets', () => {
     for (const name of PRESET_NAMES) expect(resolveSessionConfig(name).prune.enabled).toBe(PRUNE_ENABLED_BY_PRESET[name]);
   });
 
+  it('lets rewrites pay for themselves and compacts early on a cold cache in every preset; the seeds\' timing is one setting away', () => {
+    for (const name of PRESET_NAMES) {
+      expect(PRESETS[name].cache).toEqual({ breakpoints: 'off', lifetimeSeconds: 300, rewrites: 'pay-off', timing: 'cache-aware', coldMargin: 0.1 });
+      expect(PRESETS[name].toolOutput.trimStep).toBe(0);
+      const seed = resolveSessionConfig(name, undefined, { cache: { rewrites: 'always', timing: 'threshold' } });
+      expect(seed.cache).toMatchObject({ rewrites: 'always', timing: 'threshold' });
+    }
+    expect(issuesOf({ cache: { rewrites: 'never', coldMargin: 0.6, lifetimeSeconds: 0 }, toolOutput: { trimStep: 1 } }).map((i) => i.path)).toEqual([
+      'cache.rewrites',
+      'cache.coldMargin',
+      'cache.lifetimeSeconds',
+      'toolOutput.trimStep',
+    ]);
+  });
+
   it('reproduces each system', () => {
     const opencode = PRESETS.opencode;
     expect(opencode.compaction).toMatchObject({

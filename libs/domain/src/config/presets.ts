@@ -103,6 +103,7 @@ const TOOL_OUTPUT_DEFAULTS: ToolOutputConfig = {
   enabled: true,
   contextBudgetTokens: null,
   viewTrim: false,
+  trimStep: 0,
   maxMessageBytes: 50 * 1024,
   maxLineLength: 2_000,
   maxLines: 2_000,
@@ -114,8 +115,14 @@ const TOOL_OUTPUT_DEFAULTS: ToolOutputConfig = {
 /** No system we compare with has pins: one budget for every preset, small beside any window. */
 const PINS_DEFAULTS: PinsConfig = { maxTokens: 4_000 };
 
-/** No system we compare with marks breakpoints for its client: opt-in everywhere. */
-const CACHE_DEFAULTS: CacheConfig = { breakpoints: 'off' };
+/**
+ * No system we compare with marks breakpoints for its client: opt-in
+ * everywhere. Rewrites pay for themselves and compaction comes early on a
+ * cold cache in every preset: neither changes what a seed keeps, only when
+ * its rewrites happen (`rewrites: 'always'`, `timing: 'threshold'` restore
+ * the seeds' timing).
+ */
+const CACHE_DEFAULTS: CacheConfig = { breakpoints: 'off', lifetimeSeconds: 300, rewrites: 'pay-off', timing: 'cache-aware', coldMargin: 0.1 };
 
 export const PRESETS: Readonly<Record<PresetName, SessionConfig>> = {
   opencode: {

@@ -4,7 +4,7 @@
  * the deep merge preset ← tenant ← session.
  */
 import { OPENCODE_TAIL_BUDGET, PRESETS } from './presets';
-import { CACHE_BREAKPOINTS, COMPACTION_STRATEGIES, PRESET_NAMES, SUMMARIZERS } from './types';
+import { CACHE_BREAKPOINTS, CACHE_REWRITE_RULES, COMPACTION_STRATEGIES, COMPACTION_TIMINGS, PRESET_NAMES, SUMMARIZERS } from './types';
 
 export type FieldSchema =
   | { kind: 'boolean' }
@@ -131,6 +131,7 @@ export const SESSION_CONFIG_SCHEMA: FieldSchema = object({
     enabled: bool,
     contextBudgetTokens: nullable(int(1, TOKENS)),
     viewTrim: bool,
+    trimStep: { kind: 'number', min: 0, max: 0.9, integer: false },
     maxMessageBytes: int(1_024, 100 * 1024 * 1024),
     maxLineLength: int(16, 10_000_000),
     maxLines: int(1, 10_000_000),
@@ -139,7 +140,13 @@ export const SESSION_CONFIG_SCHEMA: FieldSchema = object({
     truncation: nullable({ kind: 'oneKey', keys: { tokens: int(0, TOKENS), bytes: int(0, 1024 * 1024 * 1024) } }),
   }),
   pins: object({ maxTokens: int(0, TOKENS) }),
-  cache: object({ breakpoints: oneOf(CACHE_BREAKPOINTS) }),
+  cache: object({
+    breakpoints: oneOf(CACHE_BREAKPOINTS),
+    lifetimeSeconds: int(1, 86_400),
+    rewrites: oneOf(CACHE_REWRITE_RULES),
+    timing: oneOf(COMPACTION_TIMINGS),
+    coldMargin: { kind: 'number', min: 0, max: 0.5, integer: false },
+  }),
 });
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

@@ -138,6 +138,14 @@ export interface ToolOutputConfig {
   contextBudgetTokens: number | null;
   /** Whether the view-time trim (seed 000, 1.7) runs at all. */
   viewTrim: boolean;
+  /**
+   * Trims in steps: 0 trims the oldest kept output as soon as the kept run
+   * exceeds the budget (seed 000, a prefix rewrite at almost every result
+   * once over it); above 0, a trim moves the kept run's start so that it
+   * holds at most (1 - trimStep) of the budget, freeing a step's worth at
+   * once (docs/compaction.md, "Trims in steps").
+   */
+  trimStep: number;
   maxMessageBytes: number;
   maxLineLength: number;
   maxLines: number;
@@ -158,6 +166,18 @@ export interface PinsConfig {
 export const CACHE_BREAKPOINTS = ['off', '5m', '1h'] as const;
 export type CacheBreakpoints = (typeof CACHE_BREAKPOINTS)[number];
 
+/**
+ * When prune and archive may rewrite the prefix: `pay-off` (the rule of
+ * docs/compaction.md "Rewrites that pay for themselves") or `always` (each
+ * job's own rule alone, as the seeds have it).
+ */
+export const CACHE_REWRITE_RULES = ['pay-off', 'always'] as const;
+export type CacheRewriteRule = (typeof CACHE_REWRITE_RULES)[number];
+
+/** When compaction runs: `cache-aware` (early on a cold cache) or `threshold` (at the trigger only, as the seeds). */
+export const COMPACTION_TIMINGS = ['cache-aware', 'threshold'] as const;
+export type CompactionTiming = (typeof COMPACTION_TIMINGS)[number];
+
 /** The provider's prompt cache. */
 export interface CacheConfig {
   /**
@@ -167,6 +187,17 @@ export interface CacheConfig {
    * client that places its own markers would exceed the API's four.
    */
   breakpoints: CacheBreakpoints;
+  /** How long the provider keeps an unused prefix (Anthropic: 300 s, 3,600 with 1-hour breakpoints). */
+  lifetimeSeconds: number;
+  rewrites: CacheRewriteRule;
+  timing: CompactionTiming;
+  /**
+   * With `cache-aware` timing: an append that comes after more than
+   * lifetimeSeconds of silence (the cache is cold, the next call rewrites
+   * it anyway) opens the compaction once the view is within this share of
+   * the threshold, instead of at the next busy step that crosses it.
+   */
+  coldMargin: number;
 }
 
 export interface SessionConfig {

@@ -28,3 +28,5 @@ export {
   selectPruneAfterArchive,
 } from './maintenance';
 export type { DigestProvenance } from './maintenance';
+export { judgeRewrite, planRewrite, REWRITE_DEFERRALS, rewroteSincePivot } from './rewrite-policy';
+export type { PlannedRewrite, RewriteDeferral, RewriteMoment, RewriteVerdict } from './rewrite-policy';

@@ -176,7 +176,7 @@ const Usage = object(
 const seq = count();
 const strings = { type: 'array', items: { type: 'string' } };
 const openObject = { type: 'object', additionalProperties: true };
-const COMPACTION_REASONS = ['threshold', 'manual', 'overflow', 'finish_length'];
+const COMPACTION_REASONS = ['threshold', 'manual', 'overflow', 'finish_length', 'cache_cold'];
 
 const DATA: Record<EventType, JsonSchema> = {
   'session.created': object({ model: { type: 'string' }, system: { type: 'string' }, config: ref('SessionConfig'), metadata: openObject }, [

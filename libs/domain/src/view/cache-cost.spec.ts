@@ -1,5 +1,5 @@
-import { cacheReport, cacheTraceOf, CacheTraceEvent } from './cache-cost';
-import { assistant, call, result, storeEvents, tool, usage, user } from './testing/events';
+import { cacheReport, cacheTraceOf, CacheTraceEvent, costsOfCommitted, windowCacheRatios } from './cache-cost';
+import { assistant, call, compacted, result, storeEvents, tool, usage, user } from './testing/events';
 
 const message = (seq: number, tokens: number, ids: { calls?: string[]; results?: string[] } = {}): CacheTraceEvent => ({
   seq,
@@ -146,3 +146,34 @@ describe('cache cost of rewrites', () => {
 });
 
 const round = (value: number) => Math.round(value * 10_000) / 10_000;
+
+describe('costsOfCommitted', () => {
+  it('given a window with a measured step, when a prune is committed after it, then its cost is measured like the history’s', () => {
+    // given: user, call, result, a step that cached 3,000 tokens
+    const window = storeEvents([user('u1', 'go'), assistant('a1', call('c1')), tool('t1', result('c1', 'x'.repeat(8_000))), usage(100, 10, { creation: 3_000 })]);
+    // when a prune of c1 freeing 2,000 is committed at seq 5
+    const [cost] = costsOfCommitted(window, [{ seq: 5, event: { type: 'tool_outputs.pruned', data: { callIds: ['c1'], tokensFreed: 2_000 } } }]);
+    // then the history's fold says the same
+    const trace = [...window.map(cacheTraceOf), { seq: 5, type: 'tool_outputs.pruned', callIds: ['c1'], tokensFreed: 2_000, clearInputs: false }];
+    expect(cost).toEqual(cacheReport(trace as CacheTraceEvent[]).rewrites[0]);
+    expect(cost).toMatchObject({ kind: 'prune', cachedPrefixTokens: 3_000, removedTokens: 2_000 });
+  });
+});
+
+describe('windowCacheRatios', () => {
+  it('counts the steps after the pivot, not the kept tail before it', () => {
+    // given a step before the pivot (reads nothing) and one after it (reads 900 of 1,000)
+    const events = storeEvents([
+      user('u1', 'go'),
+      usage(1_000, 10),
+      compacted(1, []),
+      user('u2', 'again'),
+      usage(100, 10, { read: 900 }),
+    ]);
+    // when the state reads its window from the pivot (seq 3)
+    const ratios = windowCacheRatios(3, events);
+    // then only the later step counts
+    expect(ratios).toEqual({ hitRatio: 0.9, hitRatioSinceRewrite: 0.9, steps: 1, stepsSinceRewrite: 1, lastRewriteSeq: 3, sinceSeq: 3 });
+    expect(windowCacheRatios(null, events)).toMatchObject({ steps: 2, sinceSeq: 0, hitRatio: round(900 / 2_000) });
+  });
+});

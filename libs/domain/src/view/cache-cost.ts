@@ -80,6 +80,26 @@ const ratio = (read: number, prompt: number) => (prompt > 0 ? Math.round((read /
 const EXTRA_WRITE_CENTS = Math.round((CACHE_PRICES.cacheWrite - CACHE_PRICES.cacheRead) * 100);
 const READ_CENTS = Math.round(CACHE_PRICES.cacheRead * 100);
 
+/**
+ * What a rewrite that invalidates `invalidated` cached tokens and removes
+ * `removed` of them costs once and saves per later step (the price model
+ * above); null figures when nothing is known of the cache. The rule that
+ * lets prune and archive rewrite (rewrite-policy.ts) prices a planned
+ * rewrite with it too.
+ */
+export function rewritePrice(
+  invalidated: number | null,
+  removed: number,
+): Pick<RewriteCacheCost, 'rewriteCost' | 'savingPerStep' | 'breakEvenSteps'> {
+  const costCents = invalidated === null ? null : Math.max(0, invalidated - removed) * EXTRA_WRITE_CENTS;
+  const savingCents = removed * READ_CENTS;
+  return {
+    rewriteCost: costCents === null ? null : costCents / 100,
+    savingPerStep: savingCents / 100,
+    breakEvenSteps: costCents === null || savingCents === 0 ? null : Math.ceil(costCents / savingCents),
+  };
+}
+
 interface Open {
   report: RewriteCacheCost;
 }
@@ -113,20 +133,16 @@ export function cacheReport(trace: Iterable<CacheTraceEvent>): CacheReport {
       invalidated = kind === 'compaction' || firstChanged === null ? cachedPrefix : Math.min(cachedPrefix, tokensFrom(firstChanged, lastStep));
     }
     const removedTokens = Math.max(0, removed);
-    const costCents = invalidated === null ? null : Math.max(0, invalidated - removedTokens) * EXTRA_WRITE_CENTS;
-    const savingCents = removedTokens * READ_CENTS;
-    const breakEvenSteps = costCents === null || savingCents === 0 ? null : Math.ceil(costCents / savingCents);
+    const priced = rewritePrice(invalidated, removedTokens);
     const report: RewriteCacheCost = {
       seq,
       kind,
       cachedPrefixTokens: cachedPrefix,
       invalidatedTokens: invalidated,
       removedTokens,
-      rewriteCost: costCents === null ? null : costCents / 100,
-      savingPerStep: savingCents / 100,
-      breakEvenSteps,
+      ...priced,
       stepsSince: 0,
-      repaidAfterSteps: breakEvenSteps === 0 ? 0 : null,
+      repaidAfterSteps: priced.breakEvenSteps === 0 ? 0 : null,
     };
     rewrites.push(report);
     // A compaction replaces what every earlier rewrite removed: their counts stop here.
@@ -233,4 +249,29 @@ export function cacheTraceOf(event: StoredEvent): CacheTraceEvent | null {
     default:
       return null;
   }
+}
+
+/**
+ * What the rewrites just committed (`committed`, with their seqs) cost,
+ * measured on the log before them: the window they were planned on is
+ * enough, since a prune or archive changes nothing before the pivot and the
+ * figures need only the last step before them (null when no step since).
+ */
+export function costsOfCommitted(before: readonly StoredEvent[], committed: ReadonlyArray<{ seq: number; event: { type: string; data: unknown } }>): RewriteCacheCost[] {
+  const stored = committed.map(({ seq, event }) => ({ ...event, seq, id: '', createdAt: new Date(0), tokens: 0 }) as StoredEvent);
+  const trace = [...before, ...stored].flatMap((event) => cacheTraceOf(event) ?? []);
+  const seqs = new Set(committed.map(({ seq }) => seq));
+  return cacheReport(trace).rewrites.filter((rewrite) => seqs.has(rewrite.seq));
+}
+
+/**
+ * The hit ratios the session state shows, from the window it reads anyway
+ * (no scan of the log): over the steps after the pivot (`sinceSeq`, 0
+ * without one), and since the latest rewrite. The whole session's ratio is
+ * on GET /compactions, which scans the log (readCacheTrace).
+ */
+export function windowCacheRatios(pivotSeq: number | null, events: readonly StoredEvent[]): CacheRatios & { sinceSeq: number } {
+  const sinceSeq = pivotSeq ?? 0;
+  const { rewrites: _rewrites, ...ratios } = cacheReport(events.flatMap((event) => (event.seq >= sinceSeq ? (cacheTraceOf(event) ?? []) : [])));
+  return { ...ratios, sinceSeq };
 }

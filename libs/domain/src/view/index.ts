@@ -25,5 +25,5 @@ export type { MeasuredUsage } from './usage-measure';
 export type { ViewTokensInput } from './tokens';
 export * from './render';
 export * from './validate';
-export { CACHE_PRICES, cacheReport, cacheTraceOf } from './cache-cost';
+export { CACHE_PRICES, cacheReport, cacheTraceOf, costsOfCommitted, rewritePrice, windowCacheRatios } from './cache-cost';
 export type { CacheRatios, CacheReport, CacheTraceEvent, RewriteCacheCost, RewriteKind } from './cache-cost';

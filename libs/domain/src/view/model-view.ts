@@ -28,7 +28,7 @@ export function buildModelView(input: BuildModelViewInput): ModelView {
     pending: options.pending ?? 'abort',
     lastAbortSeq: window.lastAbortSeq,
   });
-  const trimmed = trimToolOutputs(normalized.entries, options.contextBudgetTokens, window.prunedCallIds);
+  const trimmed = trimToolOutputs(normalized.entries, options.contextBudgetTokens, window.prunedCallIds, options.trimStep);
   const tokens = viewTokens({
     entries: trimmed.entries,
     system: input.system,

@@ -69,3 +69,26 @@ describe('view-time trim', () => {
     expect(outputs(view)).toEqual(['full', 'full']);
   });
 });
+
+describe('view-time trim in steps (trimStep)', () => {
+  const tenTurns = Array.from({ length: 10 }, (_, i) => turn(i + 1, 100)).flat();
+  /** The trimmed call ids after each of the first n turns. */
+  const trimsAlong = (n: number, trimStep: number) =>
+    Array.from({ length: n }, (_, i) => viewOf(tenTurns.slice(0, 2 * (i + 1)), { contextBudgetTokens: 400, trimStep }).trimmedCallIds.length);
+
+  it('step 0 is seed 000: the start moves at every result once over the budget', () => {
+    expect(trimsAlong(10, 0)).toEqual([0, 0, 0, 0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('a step frees a step’s worth at once, so the start moves once per step of output', () => {
+    // given a budget of 400 and a step of a half: a move keeps at most 200 of the 500 over it
+    // then the start moves at the 5th and the 8th result, three outputs at a time
+    expect(trimsAlong(10, 0.5)).toEqual([0, 0, 0, 0, 3, 3, 3, 6, 6, 6]);
+  });
+
+  it('the newest output stays even when it alone exceeds what a move keeps', () => {
+    const view = viewOf([...turn(1, 100), ...turn(2, 500)], { contextBudgetTokens: 400, trimStep: 0.5 });
+    expect(outputs(view)).toEqual([trimmedPlaceholder('r1'), 'full']);
+    expect(view.toolOutputTokens).toBe(500);
+  });
+});

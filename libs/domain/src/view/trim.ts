@@ -22,35 +22,45 @@ export interface TrimmedView {
 }
 
 /**
- * View-time trim (seed 000, 1.7): walking from the newest result, outputs are
- * kept while their total fits the budget; that first misfit and everything
- * older become the trim placeholder. The newest output always stays: it is
- * what the model is about to read. Only logged window results are candidates;
- * the pivot's prefix is shown as built, and pruned results are placeholders.
+ * View-time trim (seed 000, 1.7): the newest outputs are kept while their
+ * total fits the budget; older ones become the trim placeholder. The newest
+ * output always stays: it is what the model is about to read. Only logged
+ * window results are candidates; the pivot's prefix is shown as built, and
+ * pruned results are placeholders.
+ *
+ * A fold over the candidates in log order: the kept run's start only moves
+ * forward, when the run exceeds the budget. With `step` 0 it moves as little
+ * as it must (the longest newest run that fits: seed 000's rule); with a
+ * step it jumps until the run holds at most (1 - step) of the budget, so
+ * the prefix is rewritten once per step's worth of output, not at almost
+ * every result. Every read of the same log agrees on the start.
  */
 export function trimToolOutputs(
   entries: readonly ViewEntry[],
   budget: number,
   pruned: ReadonlyMap<string, boolean>,
+  step = 0,
 ): TrimmedView {
   const candidates = entries
     .filter((entry) => entry.origin === 'log' && entry.message.role === 'tool')
     .flatMap((entry) => entry.message.parts)
     .filter((part): part is ToolResultPart => part.type === 'tool_result' && !pruned.has(part.callId));
 
-  const trimmed = new Set<string>();
+  const costs = candidates.map(toolOutputTokens);
+  const refill = budget * (1 - step);
+  let start = 0;
   let keptTokens = 0;
-  for (let i = candidates.length - 1; i >= 0; i--) {
-    const cost = toolOutputTokens(candidates[i]);
-    const isNewest = i === candidates.length - 1;
-    if (trimmed.size === 0 && (isNewest || keptTokens + cost <= budget)) keptTokens += cost;
-    else trimmed.add(candidates[i].callId);
-  }
-  if (trimmed.size === 0) return { entries: [...entries], trimmedCallIds: [], keptTokens };
+  costs.forEach((cost, i) => {
+    keptTokens += cost;
+    if (keptTokens <= budget) return;
+    while (start < i && keptTokens > refill) keptTokens -= costs[start++];
+  });
+  if (start === 0) return { entries: [...entries], trimmedCallIds: [], keptTokens };
 
+  const trimmed = new Set(candidates.slice(0, start).map((part) => part.callId));
   return {
     entries: entries.map((entry) => trimEntry(entry, trimmed)),
-    trimmedCallIds: candidates.filter((part) => trimmed.has(part.callId)).map((part) => part.callId),
+    trimmedCallIds: [...trimmed],
     keptTokens,
   };
 }

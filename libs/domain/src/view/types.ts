@@ -8,6 +8,8 @@ export interface ViewOptions {
   pending?: PendingMode;
   /** Tool output above this (estimated) is trimmed, oldest first; see defaultContextBudgetTokens. */
   contextBudgetTokens: number;
+  /** Trims in steps (ToolOutputConfig.trimStep); 0 or absent: seed 000's trim. */
+  trimStep?: number;
 }
 
 export interface BuildModelViewInput {
