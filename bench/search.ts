@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { parseSearchQuery, tokenize, tsvectorLiteral } from '@app/domain';
 import { searchLogStatement } from '@app/event-store';
-import { ADMIN_TOKEN, BASE_URL, BenchClient, benchClient, createScratchTenant, deleteScratchTenant, expectStatus, int, nowMs, OWNER_URL, printTable, requireLoopback, sampleStats, seededRandom } from './support';
+import { ADMIN_TOKEN, BASE_URL, BenchClient, benchClient, createScratchTenant, deleteScratchTenant, expectStatus, IDLE_SOCKET_TIMEOUT_MS, int, nowMs, OWNER_URL, printTable, requireLoopback, sampleStats, seededRandom } from './support';
 
 const { values: args } = parseArgs({
   options: {
@@ -134,7 +134,7 @@ async function foundAfter(client: BenchClient, key: string, word: string, since:
 }
 
 async function freshness(): Promise<void> {
-  const client = benchClient(BASE_URL, { maxSockets: Number(args.clients) + 2 });
+  const client = benchClient(BASE_URL, { maxSockets: Number(args.clients) + 2, timeout: IDLE_SOCKET_TIMEOUT_MS });
   const owner = new Client({ connectionString: OWNER_URL });
   await owner.connect();
   const tenant = await createScratchTenant(client, `${TENANT_NAME}-fresh`);

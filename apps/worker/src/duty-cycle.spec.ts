@@ -25,13 +25,13 @@ function manualClock() {
 describe('DutyCycle', () => {
   it('given a first run, then it starts at once', async () => {
     const c = manualClock();
-    await expect(new DutyCycle(0.1, c.clock).run(c.work(5))).resolves.toBe(5);
+    await expect(new DutyCycle(0.1, 60_000, c.clock).run(c.work(5))).resolves.toBe(5);
     expect(c.slept).toEqual([]);
   });
 
   it('given a share of 10 %, when runs follow each other, then each waits nine times the previous run', async () => {
     const c = manualClock();
-    const duty = new DutyCycle(0.1, c.clock);
+    const duty = new DutyCycle(0.1, 60_000, c.clock);
     const start = c.now();
     for (const ms of [10, 20, 40]) await duty.run(c.work(ms));
     expect(c.slept).toEqual([90, 180]);
@@ -41,7 +41,7 @@ describe('DutyCycle', () => {
 
   it('given a pause already over when the next run comes, then no wait', async () => {
     const c = manualClock();
-    const duty = new DutyCycle(0.25, c.clock);
+    const duty = new DutyCycle(0.25, 60_000, c.clock);
     await duty.run(c.work(8));
     c.advance(30);
     await duty.run(c.work(8));
@@ -53,7 +53,7 @@ describe('DutyCycle', () => {
 
   it('given a run that fails, then the next still waits for its share', async () => {
     const c = manualClock();
-    const duty = new DutyCycle(0.5, c.clock);
+    const duty = new DutyCycle(0.5, 60_000, c.clock);
     await expect(
       duty.run(async () => {
         c.advance(12);
@@ -64,16 +64,24 @@ describe('DutyCycle', () => {
     expect(c.slept).toEqual([12]);
   });
 
+  it('given a run slowed by waiting, then its pause is capped', async () => {
+    const c = manualClock();
+    const duty = new DutyCycle(0.1, 5_000, c.clock);
+    await duty.run(c.work(30_000));
+    await duty.run(c.work(1));
+    expect(c.slept).toEqual([5_000]);
+  });
+
   it('given a share of 1, then runs never wait', async () => {
     const c = manualClock();
-    const duty = new DutyCycle(1, c.clock);
+    const duty = new DutyCycle(1, 60_000, c.clock);
     for (const ms of [10, 10, 10]) await duty.run(c.work(ms));
     expect(c.slept).toEqual([]);
   });
 
   it('given an abort while waiting, then the run does not start', async () => {
     // A real clock: a 2 ms run at a share of 0.1 % asks for a 2 s pause.
-    const duty = new DutyCycle(0.001);
+    const duty = new DutyCycle(0.001, 60_000);
     await duty.run(async () => {
       const t = performance.now();
       while (performance.now() - t < 2);

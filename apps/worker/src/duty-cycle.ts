@@ -12,7 +12,9 @@ const realClock: PacingClock = { now: () => performance.now(), sleep: (ms, signa
  * cost-based vacuum delay keeps vacuum from starving queries: after a run
  * that took t ms, the next starts no sooner than t × (1 − share) / share
  * later. On a busy machine runs take longer and the pauses grow with them,
- * so the work's share of the cores stays bounded whatever the load. For
+ * so the work's share of the cores stays bounded whatever the load. A
+ * pause is at most `maxPauseMs`: a run slowed by waiting (a lock, a stalled
+ * connection) used little CPU, and must not park the work for minutes. For
  * work that runs one at a time.
  */
 export class DutyCycle {
@@ -20,6 +22,7 @@ export class DutyCycle {
 
   constructor(
     private readonly share: number,
+    private readonly maxPauseMs: number,
     private readonly clock: PacingClock = realClock,
   ) {}
 
@@ -31,7 +34,7 @@ export class DutyCycle {
       return await work();
     } finally {
       const end = this.clock.now();
-      this.nextStart = end + ((end - start) * (1 - this.share)) / this.share;
+      this.nextStart = end + Math.min(this.maxPauseMs, ((end - start) * (1 - this.share)) / this.share);
     }
   }
 }

@@ -7,6 +7,8 @@ import { ChannelSubscriber, JobDispatcher, JobName, searchNoticesChannel, Sessio
 import { OutboxMessage } from '@app/event-store';
 import { DutyCycle } from './duty-cycle';
 
+/** The longest pause between index runs, whatever the last run took (DutyCycle). */
+const MAX_PAUSE_MS = 10_000;
 /** Sessions enqueued per sweep batch. */
 const SWEEP_BATCH = 1000;
 /** Sessions whose last trigger this process remembers; older entries are forgotten first. */
@@ -56,7 +58,7 @@ export class SearchIndexing {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     subscriber: ChannelSubscriber,
   ) {
-    this.pacing = new DutyCycle(config.search.indexDuty);
+    this.pacing = new DutyCycle(config.search.indexDuty, MAX_PAUSE_MS);
     subscriber.listen(
       searchNoticesChannel(config.redis.namespace),
       (text) => this.heard(text),
