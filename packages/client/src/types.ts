@@ -55,7 +55,7 @@ interface FormatShapes {
   'openai-responses': { messages: ResponseInputItem[]; tools?: FunctionTool[] };
   /** `messages.create({ system, messages })`. */
   anthropic: { system?: string; messages: AnthropicMessageParam[]; tools?: AnthropicTool[] };
-  /** `generateText({ system, messages })`. */
+  /** `generateText({ instructions: system, messages })`. */
   'ai-sdk': { system?: string; messages: ModelMessage[]; tools?: AiSdkToolDefinition[] };
 }
 
