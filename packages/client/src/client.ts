@@ -62,7 +62,7 @@ async function unwrap<T extends FetchResult>(pending: Promise<T>): Promise<Succe
   return result.data;
 }
 
-/** The document types `messages` for any format; the answer's `format` says which SDK's types it has. */
+/** The answer's `format` says which variant of the document's union it is, and so which SDK's types its messages have. */
 function inFormat<F extends ContextFormat>(context: DocumentContext, format: F): context is DocumentContext & Context<F> {
   return context.format === format;
 }

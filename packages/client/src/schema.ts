@@ -1443,16 +1443,250 @@ export interface components {
             /** @description Pass as `afterSeq` for the next page; null on the last */
             nextAfterSeq: number | null;
         };
-        Context: {
-            /** @enum {string} */
-            format: "neutral" | "openai" | "openai-responses" | "anthropic" | "ai-sdk";
-            model: string;
-            /** @description The system prompt in the format (a string; in the anthropic format with `cacheBreakpoints`, one text block carrying `cache_control`); absent where the format puts it in `messages` */
-            system?: unknown;
-            /** @description The messages in the format's own shape: neutral Message, OpenAI Chat messages, OpenAI Responses input items, Anthropic messages or Vercel AI SDK ModelMessage */
-            messages: {
-                [key: string]: unknown;
+        OpenAIChatTextPart: {
+            /** @constant */
+            type: "text";
+            text: string;
+        };
+        OpenAIChatContentPart: components["schemas"]["OpenAIChatTextPart"] | {
+            /** @constant */
+            type: "image_url";
+            image_url: {
+                /** @description An http(s) or data: URL */
+                url: string;
+            };
+        } | {
+            /** @constant */
+            type: "file";
+            file: {
+                filename?: string;
+                /** @description A data: URL */
+                file_data: string;
+            };
+        };
+        /** @description A Chat Completions message (`ChatCompletionMessageParam` of the openai SDK) */
+        OpenAIChatMessage: {
+            /** @constant */
+            role: "system";
+            content: string;
+        } | {
+            /** @constant */
+            role: "user";
+            content: string | components["schemas"]["OpenAIChatContentPart"][];
+        } | {
+            /** @constant */
+            role: "assistant";
+            content: string | components["schemas"]["OpenAIChatTextPart"][] | null;
+            tool_calls?: {
+                id: string;
+                /** @constant */
+                type: "function";
+                function: {
+                    name: string;
+                    /** @description JSON text */
+                    arguments: string;
+                };
             }[];
+        } | {
+            /** @constant */
+            role: "tool";
+            tool_call_id: string;
+            content: string;
+        };
+        OpenAIResponsesInputContent: {
+            /** @constant */
+            type: "input_text";
+            text: string;
+        } | {
+            /** @constant */
+            type: "input_image";
+            /** @description An http(s) or data: URL */
+            image_url: string;
+            /** @enum {string} */
+            detail: "auto" | "low" | "high";
+        } | {
+            /** @constant */
+            type: "input_file";
+            filename?: string;
+            /** @description A data: URL */
+            file_data?: string;
+            file_url?: string;
+        };
+        /** @description A Responses API input item (`ResponseInputItem` of the openai SDK), for `responses.create({ input })` */
+        OpenAIResponsesItem: {
+            /** @constant */
+            type: "message";
+            /** @enum {string} */
+            role: "system" | "user";
+            content: components["schemas"]["OpenAIResponsesInputContent"][];
+        } | {
+            /** @constant */
+            type: "message";
+            /** @constant */
+            role: "assistant";
+            /** @description The assistant's text */
+            content: string;
+        } | {
+            /** @constant */
+            type: "function_call";
+            call_id: string;
+            name: string;
+            /** @description JSON text */
+            arguments: string;
+        } | {
+            /** @constant */
+            type: "function_call_output";
+            call_id: string;
+            output: string | components["schemas"]["OpenAIResponsesInputContent"][];
+        };
+        /** @description A prompt-cache breakpoint (no `ttl`: 5 minutes) */
+        AnthropicCacheControl: {
+            /** @constant */
+            type: "ephemeral";
+            /** @constant */
+            ttl?: "1h";
+        };
+        AnthropicTextBlock: {
+            /** @constant */
+            type: "text";
+            text: string;
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        };
+        AnthropicImageBlock: {
+            /** @constant */
+            type: "image";
+            source: {
+                /** @constant */
+                type: "base64";
+                /** @enum {string} */
+                media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+                /** @description Base64 */
+                data: string;
+            } | {
+                /** @constant */
+                type: "url";
+                url: string;
+            };
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        };
+        AnthropicDocumentBlock: {
+            /** @constant */
+            type: "document";
+            source: {
+                /** @constant */
+                type: "base64";
+                /** @enum {string} */
+                media_type: "application/pdf";
+                /** @description Base64 */
+                data: string;
+            } | {
+                /** @constant */
+                type: "url";
+                url: string;
+            };
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        };
+        AnthropicContentBlock: components["schemas"]["AnthropicTextBlock"] | components["schemas"]["AnthropicImageBlock"] | components["schemas"]["AnthropicDocumentBlock"] | {
+            /** @constant */
+            type: "tool_use";
+            id: string;
+            name: string;
+            input: {
+                [key: string]: unknown;
+            };
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        } | {
+            /** @constant */
+            type: "tool_result";
+            tool_use_id: string;
+            content?: string | (components["schemas"]["AnthropicTextBlock"] | components["schemas"]["AnthropicImageBlock"] | components["schemas"]["AnthropicDocumentBlock"])[];
+            is_error?: boolean;
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        };
+        /** @description A Messages API message (`MessageParam` of @anthropic-ai/sdk) */
+        AnthropicMessage: {
+            /** @enum {string} */
+            role: "user" | "assistant";
+            content: components["schemas"]["AnthropicContentBlock"][];
+        };
+        AiSdkTextPart: {
+            /** @constant */
+            type: "text";
+            text: string;
+        };
+        /** @description A Vercel AI SDK `ModelMessage` */
+        AiSdkMessage: {
+            /** @constant */
+            role: "user";
+            content: (components["schemas"]["AiSdkTextPart"] | {
+                /** @constant */
+                type: "file";
+                mediaType: string;
+                /** @description Base64 or a URL */
+                data: string;
+                filename?: string;
+            })[];
+        } | {
+            /** @constant */
+            role: "assistant";
+            content: (components["schemas"]["AiSdkTextPart"] | {
+                /** @constant */
+                type: "reasoning";
+                text: string;
+            } | {
+                /** @constant */
+                type: "tool-call";
+                toolCallId: string;
+                toolName: string;
+                input: {
+                    [key: string]: unknown;
+                };
+            })[];
+        } | {
+            /** @constant */
+            role: "tool";
+            content: {
+                /** @constant */
+                type: "tool-result";
+                toolCallId: string;
+                toolName: string;
+                output: {
+                    /** @constant */
+                    type: "text";
+                    value: string;
+                } | {
+                    /** @constant */
+                    type: "error-text";
+                    value: string;
+                } | {
+                    /** @constant */
+                    type: "content";
+                    value: (components["schemas"]["AiSdkTextPart"] | {
+                        /** @constant */
+                        type: "file-data";
+                        mediaType: string;
+                        /** @description Base64 */
+                        data: string;
+                        filename?: string;
+                    } | {
+                        /** @constant */
+                        type: "file-url";
+                        url: string;
+                        mediaType: string;
+                    })[];
+                };
+            }[];
+        };
+        /** @description GET …/context?format=neutral */
+        NeutralContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "neutral";
+            model: string;
+            /** @description The messages in the neutral format */
+            messages: components["schemas"]["Message"][];
             tokens: components["schemas"]["TokenFigures"];
             pivotSeq: number | null;
             headSeq: number;
@@ -1482,6 +1716,168 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /** @description GET …/context?format=openai */
+        OpenAIChatContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "openai";
+            model: string;
+            /** @description The messages in the openai format */
+            messages: components["schemas"]["OpenAIChatMessage"][];
+            tokens: components["schemas"]["TokenFigures"];
+            pivotSeq: number | null;
+            headSeq: number;
+            /** @description The seq the view was taken at (time travel), or null for the head */
+            atSeq: number | null;
+            pendingToolCalls: {
+                callId: string;
+                name: string;
+            }[];
+            repairs: {
+                abortedCallIds: string[];
+                droppedResultCallIds: string[];
+                droppedCallIds: string[];
+            };
+            compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
+            /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description GET …/context?format=openai-responses */
+        OpenAIResponsesContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "openai-responses";
+            model: string;
+            /** @description The messages in the openai-responses format */
+            messages: components["schemas"]["OpenAIResponsesItem"][];
+            tokens: components["schemas"]["TokenFigures"];
+            pivotSeq: number | null;
+            headSeq: number;
+            /** @description The seq the view was taken at (time travel), or null for the head */
+            atSeq: number | null;
+            pendingToolCalls: {
+                callId: string;
+                name: string;
+            }[];
+            repairs: {
+                abortedCallIds: string[];
+                droppedResultCallIds: string[];
+                droppedCallIds: string[];
+            };
+            compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
+            /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description GET …/context?format=anthropic */
+        AnthropicContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "anthropic";
+            model: string;
+            /** @description The system prompt: a string, or with `cacheBreakpoints` one text block carrying `cache_control`; absent when there is none */
+            system?: string | components["schemas"]["AnthropicTextBlock"][];
+            /** @description The messages in the anthropic format */
+            messages: components["schemas"]["AnthropicMessage"][];
+            tokens: components["schemas"]["TokenFigures"];
+            pivotSeq: number | null;
+            headSeq: number;
+            /** @description The seq the view was taken at (time travel), or null for the head */
+            atSeq: number | null;
+            pendingToolCalls: {
+                callId: string;
+                name: string;
+            }[];
+            repairs: {
+                abortedCallIds: string[];
+                droppedResultCallIds: string[];
+                droppedCallIds: string[];
+            };
+            compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
+            /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description GET …/context?format=ai-sdk */
+        AiSdkContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "ai-sdk";
+            model: string;
+            /** @description generateText's `instructions`; absent when there is none */
+            system?: string;
+            /** @description The messages in the ai-sdk format */
+            messages: components["schemas"]["AiSdkMessage"][];
+            tokens: components["schemas"]["TokenFigures"];
+            pivotSeq: number | null;
+            headSeq: number;
+            /** @description The seq the view was taken at (time travel), or null for the head */
+            atSeq: number | null;
+            pendingToolCalls: {
+                callId: string;
+                name: string;
+            }[];
+            repairs: {
+                abortedCallIds: string[];
+                droppedResultCallIds: string[];
+                droppedCallIds: string[];
+            };
+            compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
+            /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description The rendered context: `format` says which of the formats' shapes `messages` (and `system`) have */
+        Context: components["schemas"]["NeutralContext"] | components["schemas"]["OpenAIChatContext"] | components["schemas"]["OpenAIResponsesContext"] | components["schemas"]["AnthropicContext"] | components["schemas"]["AiSdkContext"];
         CompactionFailure: {
             /** @description The compaction.failed event (absent in a dry run) */
             seq?: number;

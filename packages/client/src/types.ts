@@ -28,7 +28,7 @@ export type ToolOutputUpload = ResponseJson<Operation<'/v1/sessions/{sessionId}/
 export type ToolOutputRef = ToolOutputUpload['ref'];
 
 type ContextOperation = Operation<'/v1/sessions/{sessionId}/context', 'get'>;
-/** GET …/context's answer as the document describes it (messages untyped by format). */
+/** GET …/context's answer as the document describes it: a union by `format`, `messages` typed per format by the document's own schemas. */
 export type DocumentContext = ResponseJson<ContextOperation, 200>;
 export type ContextQuery = NonNullable<ContextOperation['parameters']['query']>;
 export type ContextFormat = NonNullable<ContextQuery['format']>;
