@@ -19,20 +19,11 @@ const tools: ToolSet = Object.fromEntries(
 runAgent('ai-sdk', process.env.OPENAI_MODEL ?? 'gpt-4.1', async (store, sessionId) => {
   const context = await store.context(sessionId, { format: 'ai-sdk' });
   const result = await generateText({ model: openai(context.model), instructions: context.system, messages: context.messages, tools });
-  const { inputTokens, inputTokenDetails, outputTokens } = result.usage;
-  const cacheRead = inputTokenDetails.cacheReadTokens ?? 0;
-  const cacheWrite = inputTokenDetails.cacheWriteTokens ?? 0;
   return {
     contextSeq: context.headSeq,
     text: result.text,
     calls: result.toolCalls.map((call) => ({ callId: call.toolCallId, name: call.toolName, input: call.input })),
-    usage: {
-      // inputTokens counts the cached tokens too.
-      input_tokens: inputTokenDetails.noCacheTokens ?? (inputTokens ?? 0) - cacheRead - cacheWrite,
-      output_tokens: outputTokens ?? 0,
-      cache_read_tokens: cacheRead,
-      cache_creation_tokens: cacheWrite,
-    },
+    usage: result.usage,
     finishReason: result.finishReason,
   };
 });

@@ -758,6 +758,47 @@ export interface components {
             /** @description Prompt tokens read from the provider cache (OpenAI's cached_tokens) */
             cache_read_tokens?: number;
         };
+        /** @description The service's fields, or the provider's usage object passed whole; stored as `Usage` */
+        NewUsage: components["schemas"]["Usage"] | components["schemas"]["OpenAIChatUsage"] | components["schemas"]["OpenAIResponsesUsage"] | components["schemas"]["AnthropicUsage"] | components["schemas"]["AiSdkUsage"];
+        /** @description A Chat Completions `usage` (`CompletionUsage`), as returned; prompt_tokens counts the cached tokens too */
+        OpenAIChatUsage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens?: number;
+            prompt_tokens_details?: {
+                cached_tokens?: number;
+                cache_write_tokens?: number;
+            };
+        };
+        /** @description A Responses API `usage` (`ResponseUsage`), as returned; input_tokens counts the cached tokens too */
+        OpenAIResponsesUsage: {
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens?: number;
+            input_tokens_details: {
+                cached_tokens?: number;
+                cache_write_tokens?: number;
+            };
+        };
+        /** @description A Messages API `usage`, as returned; input_tokens leaves out cache reads and writes */
+        AnthropicUsage: {
+            input_tokens: number;
+            output_tokens: number;
+            cache_creation_input_tokens: number | null;
+            cache_read_input_tokens: number | null;
+        };
+        /** @description The Vercel AI SDK's `usage` (`LanguageModelUsage`), as returned; inputTokens and outputTokens must be there (400 usage_incomplete) */
+        AiSdkUsage: {
+            inputTokens?: number;
+            outputTokens?: number;
+            totalTokens?: number;
+            inputTokenDetails: {
+                noCacheTokens?: number;
+                cacheReadTokens?: number;
+                cacheWriteTokens?: number;
+            };
+            cachedInputTokens?: number;
+        };
         Pin: {
             pinId: string;
             text: string;
@@ -855,6 +896,13 @@ export interface components {
         NewMessageAddedData: {
             message: components["schemas"]["NewMessage"];
         };
+        NewStepFinishedData: {
+            usage: components["schemas"]["NewUsage"];
+            /** @description `length` or `max_tokens` (a reply cut at its limit) makes the session a compaction candidate */
+            finishReason?: string;
+            /** @description The headSeq of the context the call was sent with (GET .../context reports it); without it, the last event the client itself appended before the step. Usage measured before the latest compaction, prune or archive is not trusted */
+            contextSeq?: number;
+        };
         NewCompactionRequestedData: {
             /** @description Extra guidance for the summary */
             instructions?: string;
@@ -877,7 +925,7 @@ export interface components {
              * @enum {string}
              */
             type: "step.finished";
-            data: components["schemas"]["StepFinishedData"];
+            data: components["schemas"]["NewStepFinishedData"];
         };
         NewTurnAbortedEvent: {
             /** @description Client event id; a retry with the same id returns the original seq. Generated when left out */
@@ -2266,7 +2314,7 @@ export interface components {
              * @example version_conflict
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_filter" | "invalid_query" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
+            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_filter" | "invalid_query" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "usage_incomplete" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
             /**
              * @description What went wrong, for a person
              * @example expectedSeq 3 does not match the head 5

@@ -11,7 +11,7 @@ export const PROBLEM_CODES = [
   // 400: appends.
   'invalid_event', 'unknown_event_type', 'reserved_event_type', 'too_many_events', 'duplicate_event_id', 'event_out_of_order',
   'unknown_role', 'invalid_part', 'duplicate_tool_call_id', 'duplicate_tool_result', 'unknown_tool_call', 'unknown_output_ref',
-  'output_ref_mismatch', 'invalid_fork_seq', 'unknown_model',
+  'output_ref_mismatch', 'invalid_fork_seq', 'unknown_model', 'usage_incomplete',
   // 400: tool outputs and their tools.
   'unknown_tool', 'missing_argument', 'invalid_tool_arguments', 'invalid_pattern', 'pattern_too_long',
   // 400: imports.
