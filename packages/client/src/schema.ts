@@ -396,6 +396,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/rewind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rewind the view to toSeq (event session.rewound): what clients appended after it leaves the context; the log keeps it, and a context at an earlier atSeq or a fork taken there still shows it. 409 rewind_behind_pivot inside the compacted range */
+        post: operations["rewind_rewind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{sessionId}/export": {
         parameters: {
             query?: never;
@@ -595,6 +612,13 @@ export interface components {
              * @example Never touch the production database; staging is db-staging:5432.
              */
             text: string;
+        };
+        RewindDto: {
+            /**
+             * @description The last seq the view keeps: what clients appended after it (messages, steps) leaves the view; the log keeps it. At least 1, below the head, not inside the compacted range
+             * @example 12
+             */
+            toSeq: number;
         };
         /** @description Plain text */
         TextPart: {
@@ -892,6 +916,11 @@ export interface components {
         };
         PinRemovedData: {
             pinId: string;
+        };
+        /** @description POST .../rewind */
+        SessionRewoundData: {
+            /** @description What clients appended after this seq, up to this event, leaves the view; the log keeps it */
+            toSeq: number;
         };
         NewMessageAddedData: {
             message: components["schemas"]["NewMessage"];
@@ -1206,7 +1235,21 @@ export interface components {
             createdAt: string;
             origin?: components["schemas"]["EventOrigin"];
         };
-        Event: components["schemas"]["SessionCreatedEvent"] | components["schemas"]["MessageAddedEvent"] | components["schemas"]["StepFinishedEvent"] | components["schemas"]["TurnAbortedEvent"] | components["schemas"]["ContextOverflowedEvent"] | components["schemas"]["CompactionRequestedEvent"] | components["schemas"]["CompactionCompletedEvent"] | components["schemas"]["CompactionFailedEvent"] | components["schemas"]["ToolOutputsPrunedEvent"] | components["schemas"]["ToolResultsArchivedEvent"] | components["schemas"]["SessionConfigChangedEvent"] | components["schemas"]["PinAddedEvent"] | components["schemas"]["PinRemovedEvent"];
+        SessionRewoundEvent: {
+            /** @description Gap-free position in the session log, from 1 */
+            seq: number;
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.rewound";
+            data: components["schemas"]["SessionRewoundData"];
+            /** Format: date-time */
+            createdAt: string;
+            origin?: components["schemas"]["EventOrigin"];
+        };
+        Event: components["schemas"]["SessionCreatedEvent"] | components["schemas"]["MessageAddedEvent"] | components["schemas"]["StepFinishedEvent"] | components["schemas"]["TurnAbortedEvent"] | components["schemas"]["ContextOverflowedEvent"] | components["schemas"]["CompactionRequestedEvent"] | components["schemas"]["CompactionCompletedEvent"] | components["schemas"]["CompactionFailedEvent"] | components["schemas"]["ToolOutputsPrunedEvent"] | components["schemas"]["ToolResultsArchivedEvent"] | components["schemas"]["SessionConfigChangedEvent"] | components["schemas"]["PinAddedEvent"] | components["schemas"]["PinRemovedEvent"] | components["schemas"]["SessionRewoundEvent"];
         /** @description Session settings, any subset: unset keys come from the tenant defaults, then the preset */
         SessionConfig: {
             /** @enum {string} */
@@ -2131,6 +2174,13 @@ export interface components {
             /** @description The queued job; its outcome is logged as tool_outputs.pruned / tool_results.archived events */
             jobId: string;
         };
+        Rewound: {
+            /** @description The session.rewound event */
+            seq: number;
+            /** @description The last seq the view keeps */
+            toSeq: number;
+            headSeq: number;
+        };
         PinAdded: {
             pinId: string;
             /** @description The pin.added event */
@@ -2314,7 +2364,7 @@ export interface components {
              * @example version_conflict
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_filter" | "invalid_query" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "usage_incomplete" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
+            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_filter" | "invalid_query" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "usage_incomplete" | "invalid_rewind_seq" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "rewind_behind_pivot" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
             /**
              * @description What went wrong, for a person
              * @example expectedSeq 3 does not match the head 5
@@ -5332,6 +5382,129 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rewind_rewind: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers as the first request did (for IDEMPOTENCY_TTL_HOURS, 24 by default); with another body, 422 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewindDto"];
+            };
+        };
+        responses: {
+            /** @description Rewound (or the replay of a request with the same Idempotency-Key) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rewound"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

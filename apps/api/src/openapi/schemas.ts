@@ -366,6 +366,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     queued: { type: 'boolean', const: true },
     jobId: { type: 'string', description: 'The queued job; its outcome is logged as tool_outputs.pruned / tool_results.archived events' },
   }),
+  Rewound: object({
+    seq: { type: 'integer', minimum: 1, description: 'The session.rewound event' },
+    toSeq: { type: 'integer', minimum: 1, description: 'The last seq the view keeps' },
+    headSeq: seq,
+  }),
   PinAdded: object({ pinId: { type: 'string' }, seq: { type: 'integer', minimum: 1, description: 'The pin.added event' } }),
   PinList: object({
     pins: { type: 'array', items: object({ pinId: { type: 'string' }, text: { type: 'string' }, seq: { type: 'integer' }, tokens: { type: 'integer' } }) },

@@ -304,6 +304,11 @@ const DATA: Record<EventType, JsonSchema> = {
   'session.config_changed': object({ patch: ref('SessionConfig') }, ['patch']),
   'pin.added': object({ pinId: { type: 'string' }, text: { type: 'string' } }, ['pinId', 'text']),
   'pin.removed': object({ pinId: { type: 'string' } }, ['pinId']),
+  'session.rewound': object(
+    { toSeq: count('What clients appended after this seq, up to this event, leaves the view; the log keeps it') },
+    ['toSeq'],
+    { description: 'POST .../rewind' },
+  ),
 };
 
 /** `message.added` → `MessageAdded` */
