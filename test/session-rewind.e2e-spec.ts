@@ -65,6 +65,7 @@ describe('session rewind', () => {
     // then the event is appended at seq 6
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ seq: 6, toSeq: 3, headSeq: 6 });
+    expect(res.headers.get('location')).toBe('/v1/sessions/rw-a/events?afterSeq=5');
     // and the context shows the first turn only, in every format
     expect(await lines('rw-a')).toEqual(['user: Rename foo to bar', 'assistant: Renamed.']);
     for (const format of CONTEXT_FORMATS) {

@@ -5443,6 +5443,8 @@ export interface operations {
             /** @description Rewound (or the replay of a request with the same Idempotency-Key) */
             201: {
                 headers: {
+                    /** @description The session.rewound event in the log (`events?afterSeq=`) */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -23,7 +23,10 @@ export class RewindController {
       'Rewind the view to toSeq (event session.rewound): what clients appended after it leaves the context; the log keeps it, and a context at an earlier atSeq or a fork taken there still shows it. 409 rewind_behind_pivot inside the compacted range',
   })
   @ApiHeader(IDEMPOTENCY_KEY)
-  @JsonResponse(201, 'Rewound', { description: 'Rewound (or the replay of a request with the same Idempotency-Key)' })
+  @JsonResponse(201, 'Rewound', {
+    description: 'Rewound (or the replay of a request with the same Idempotency-Key)',
+    location: 'The session.rewound event in the log (`events?afterSeq=`)',
+  })
   @ProblemResponses(404, 409, 415, 422)
   async rewind(
     @TenantId() tenantId: string,
@@ -34,6 +37,7 @@ export class RewindController {
   ) {
     const result = await this.rewinds.rewind(tenantId, sessionId, dto.toSeq, parseIdempotencyKey(key));
     res.status(result.status);
+    res.setHeader('location', `/v1/sessions/${encodeURIComponent(sessionId)}/events?afterSeq=${result.body.seq - 1}`);
     return result.body;
   }
 }
