@@ -140,6 +140,16 @@ export class SessionStoreClient {
   }
 
   /**
+   * Rewinds the context to `toSeq` (docs/lifecycle.md#rewind): what clients
+   * appended after it leaves the view, the log keeps it. Sent with an
+   * Idempotency-Key, so a retry does not rewind twice.
+   */
+  rewind(sessionId: string, toSeq: number, options: { idempotencyKey?: string; signal?: AbortSignal } = {}) {
+    const headers = { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() };
+    return unwrap(this.api.POST('/v1/sessions/{sessionId}/rewind', { params: { path: { sessionId } }, body: { toSeq }, headers, signal: options.signal }));
+  }
+
+  /**
    * Optimistic concurrency: reads the head, appends `build(headSeq)` with
    * that expectedSeq, and when another writer got there first (409
    * version_conflict) reads the new head and builds again, up to `attempts`
