@@ -4,9 +4,9 @@
 #   node dist/apps/cli/src/migrate.js
 # Untested here (no Docker engine on the development machines).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps apps
@@ -15,14 +15,14 @@ COPY migrations migrations
 COPY bench bench
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     WORKER_PORT=3001 \
     LOG_FORMAT=json
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # Migrations are compiled into dist/ (migrations/index.ts), so the sources stay behind.
 COPY --from=build /app/dist dist

@@ -5,7 +5,7 @@ import { runTool, ToolOutput } from './tools';
  * What the four examples share: the session, the loop, and what each step
  * appends. Each example supplies only its model call: fetch the context in
  * its SDK's format, pass it to the SDK unchanged, and map the answer to a
- * ModelStep.
+ * ModelStep (its usage object passed whole: the service maps it).
  */
 
 const TASK = 'Run the tests of packages/client and check build.log for errors, then report in one sentence.';
@@ -21,8 +21,12 @@ export interface ModelStep {
   contextSeq: number;
   text: string;
   calls: Array<{ callId: string; name: string; input: unknown }>;
-  /** The provider's usage in our fields: input_tokens leaves out cache reads and writes, as Anthropic counts. */
-  usage: { input_tokens: number; output_tokens: number; cache_read_tokens?: number; cache_creation_tokens?: number };
+  /**
+   * The SDK's usage object as it returned it (Chat's CompletionUsage, Responses' ResponseUsage,
+   * Anthropic's Usage, the AI SDK's LanguageModelUsage): step.finished takes it whole. Absent when the
+   * provider reported none: then no step.finished, whose figures the service would trust.
+   */
+  usage: components['schemas']['NewUsage'] | undefined;
   finishReason?: string;
 }
 
@@ -60,8 +64,28 @@ async function recordStep(store: SessionStoreClient, sessionId: string, step: Mo
   }
   const results = await Promise.all(step.calls.map((call) => toolResult(store, sessionId, call.callId, runTool(call.name, call.input))));
   const events: NewEvent[] = results.length > 0 ? [{ type: 'message.added', data: { message: { role: 'tool', parts: results } } }] : [];
-  events.push({ type: 'step.finished', data: { usage: step.usage, finishReason: step.finishReason, contextSeq: step.contextSeq } });
-  await store.append(sessionId, events);
+  if (step.usage) events.push({ type: 'step.finished', data: { usage: step.usage, finishReason: step.finishReason, contextSeq: step.contextSeq } });
+  if (events.length > 0) await store.append(sessionId, events);
+}
+
+/** The session's token totals, read back from its step.finished events, which hold every provider's usage in one shape. */
+async function loggedTokens(store: SessionStoreClient, sessionId: string): Promise<{ input: number; output: number }> {
+  const totals = { input: 0, output: 0 };
+  for (let afterSeq: number | null = 0; afterSeq !== null; ) {
+    const page: { data?: components['schemas']['EventPage']; error?: unknown } = await store.api.GET('/v1/sessions/{sessionId}/events', {
+      params: { path: { sessionId }, query: { afterSeq, types: ['step.finished'] } },
+    });
+    const data = page.data;
+    if (!data) throw new Error(`reading the steps failed: ${JSON.stringify(page.error)}`);
+    for (const event of data.events) {
+      if (event.type !== 'step.finished') continue;
+      const { input_tokens, output_tokens, cache_read_tokens = 0, cache_creation_tokens = 0 } = event.data.usage;
+      totals.input += input_tokens + cache_read_tokens + cache_creation_tokens;
+      totals.output += output_tokens;
+    }
+    afterSeq = data.nextAfterSeq;
+  }
+  return totals;
 }
 
 /** Starts a session on TASK and runs the loop until the model answers without calling a tool; prints one line. */
@@ -79,8 +103,7 @@ export function runAgent(name: string, model: string, callModel: CallModel): voi
       more = step.calls.length > 0;
     }
     const calls = steps.reduce((n, s) => n + s.calls.length, 0);
-    const input = steps.reduce((n, s) => n + s.usage.input_tokens + (s.usage.cache_read_tokens ?? 0) + (s.usage.cache_creation_tokens ?? 0), 0);
-    const output = steps.reduce((n, s) => n + s.usage.output_tokens, 0);
+    const { input, output } = await loggedTokens(store, session.id);
     const answer = JSON.stringify(steps.at(-1)?.text ?? '');
     console.log(`${name}: session ${session.id}, ${steps.length} steps, ${calls} tool calls, ${input} input and ${output} output tokens: ${answer}`);
   };

@@ -1,8 +1,9 @@
 /**
  * An agent loop on the Vercel AI SDK: the context as `format=ai-sdk` gives
- * `system` and `messages` (ModelMessage[]), passed to generateText unchanged.
+ * `system` and `messages` (ModelMessage[]), passed to generateText unchanged
+ * (`system` as its `instructions`).
  * The tools have no `execute`, so each generateText is one step and the loop
- * runs the tools itself. `openai(model)` of @ai-sdk/openai 3 calls the
+ * runs the tools itself. `openai(model)` of @ai-sdk/openai 4 calls the
  * Responses API (`openai.chat(model)` would call Chat Completions); any AI SDK
  * provider works the same. Run: see examples/README.md.
  */
@@ -17,21 +18,12 @@ const tools: ToolSet = Object.fromEntries(
 
 runAgent('ai-sdk', process.env.OPENAI_MODEL ?? 'gpt-4.1', async (store, sessionId) => {
   const context = await store.context(sessionId, { format: 'ai-sdk' });
-  const result = await generateText({ model: openai(context.model), system: context.system, messages: context.messages, tools });
-  const { inputTokens, inputTokenDetails, outputTokens } = result.usage;
-  const cacheRead = inputTokenDetails.cacheReadTokens ?? 0;
-  const cacheWrite = inputTokenDetails.cacheWriteTokens ?? 0;
+  const result = await generateText({ model: openai(context.model), instructions: context.system, messages: context.messages, tools });
   return {
     contextSeq: context.headSeq,
     text: result.text,
     calls: result.toolCalls.map((call) => ({ callId: call.toolCallId, name: call.toolName, input: call.input })),
-    usage: {
-      // inputTokens counts the cached tokens too.
-      input_tokens: inputTokenDetails.noCacheTokens ?? (inputTokens ?? 0) - cacheRead - cacheWrite,
-      output_tokens: outputTokens ?? 0,
-      cache_read_tokens: cacheRead,
-      cache_creation_tokens: cacheWrite,
-    },
+    usage: result.usage,
     finishReason: result.finishReason,
   };
 });

@@ -23,13 +23,7 @@ runAgent('anthropic', process.env.ANTHROPIC_MODEL ?? 'claude-sonnet-5-5', async 
     contextSeq: context.headSeq,
     text: message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(''),
     calls: message.content.flatMap((block) => (block.type === 'tool_use' ? [{ callId: block.id, name: block.name, input: block.input }] : [])),
-    // Anthropic's input_tokens already leave out cache reads and writes, as ours do.
-    usage: {
-      input_tokens: message.usage.input_tokens,
-      output_tokens: message.usage.output_tokens,
-      cache_read_tokens: message.usage.cache_read_input_tokens ?? 0,
-      cache_creation_tokens: message.usage.cache_creation_input_tokens ?? 0,
-    },
+    usage: message.usage,
     finishReason: message.stop_reason ?? undefined,
   };
 });

@@ -17,19 +17,13 @@ runAgent('openai-chat', process.env.OPENAI_MODEL ?? 'gpt-4.1', async (store, ses
   const context = await store.context(sessionId, { format: 'openai' });
   const completion = await openai.chat.completions.create({ model: context.model, messages: context.messages, tools });
   const { message, finish_reason } = completion.choices[0];
-  // prompt_tokens counts the cached tokens too.
-  const cached = completion.usage?.prompt_tokens_details?.cached_tokens ?? 0;
   return {
     contextSeq: context.headSeq,
     text: message.content ?? '',
     calls: (message.tool_calls ?? []).flatMap((call) =>
       call.type === 'function' ? [{ callId: call.id, name: call.function.name, input: parseArguments(call.function.arguments) }] : [],
     ),
-    usage: {
-      input_tokens: (completion.usage?.prompt_tokens ?? 0) - cached,
-      output_tokens: completion.usage?.completion_tokens ?? 0,
-      cache_read_tokens: cached,
-    },
+    usage: completion.usage,
     finishReason: finish_reason,
   };
 });

@@ -15,19 +15,13 @@ const tools: FunctionTool[] = TOOLS.map(({ name, description, parameters }) => (
 runAgent('openai-responses', process.env.OPENAI_MODEL ?? 'gpt-4.1', async (store, sessionId) => {
   const context = await store.context(sessionId, { format: 'openai-responses' });
   const response = await openai.responses.create({ model: context.model, input: context.messages, tools, store: false });
-  // input_tokens counts the cached tokens too.
-  const cached = response.usage?.input_tokens_details.cached_tokens ?? 0;
   return {
     contextSeq: context.headSeq,
     text: response.output_text,
     calls: response.output.flatMap((item) =>
       item.type === 'function_call' ? [{ callId: item.call_id, name: item.name, input: parseArguments(item.arguments) }] : [],
     ),
-    usage: {
-      input_tokens: (response.usage?.input_tokens ?? 0) - cached,
-      output_tokens: response.usage?.output_tokens ?? 0,
-      cache_read_tokens: cached,
-    },
+    usage: response.usage,
     // The service reads `length` as a reply cut at its limit (a reason to compact).
     finishReason: response.incomplete_details?.reason === 'max_output_tokens' ? 'length' : response.status,
   };

@@ -93,6 +93,20 @@ describe('@session-store/client', () => {
     expect((await store.getSession(session.id)).headSeq).toBe(2);
   });
 
+  it('rewinds: the context drops the turns after toSeq, and the same key rewinds once', async () => {
+    // given two turns
+    const session = await store.createSession({ model: 'gpt-4.1' });
+    await store.append(session.id, [user('first'), user('second')]);
+    // when rewound to the first, twice with the same key
+    const rewound = await store.rewind(session.id, 2, { idempotencyKey: 'rewind-key-1' });
+    const again = await store.rewind(session.id, 2, { idempotencyKey: 'rewind-key-1' });
+    // then one event was written, and the context holds the first turn only
+    expect(again).toEqual(rewound);
+    expect(rewound).toEqual({ seq: 4, toSeq: 2, headSeq: 4 });
+    const context = await store.context(session.id, { format: 'neutral' });
+    expect(context.messages.map((m) => m.parts)).toEqual([[{ type: 'text', text: 'first' }]]);
+  });
+
   it('retries an append whose answer was lost with the same key, so it is written once', async () => {
     // given a transport that loses the first answer after the service committed the append
     let lost = false;

@@ -261,7 +261,7 @@ describe('GET /v1/sessions/{id}/context', () => {
       expect(ctx.messages).toEqual([
         input('system', SYSTEM),
         input('user', 'List the files, then show the working directory.'),
-        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Listing.', annotations: [] }] },
+        { type: 'message', role: 'assistant', content: 'Listing.' },
         fnCall('call_ls', 'bash', { cmd: 'ls' }),
         fnCall('call_pwd', 'bash', { cmd: 'pwd' }),
         output('call_ls', 'a.txt\nb.txt'),
@@ -269,7 +269,7 @@ describe('GET /v1/sessions/{id}/context', () => {
         input('user', 'Read a.txt.'),
         fnCall('call_read', 'read', { path: 'a.txt' }),
         output('call_read', 'hello from a.txt'),
-        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a.txt says hello.', annotations: [] }] },
+        { type: 'message', role: 'assistant', content: 'a.txt says hello.' },
         input('user', 'Now delete b.txt.'),
         fnCall('call_rm', 'bash', { cmd: 'rm b.txt' }),
         output('call_rm', ABORTED_TOOL_RESULT),

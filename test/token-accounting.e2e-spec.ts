@@ -562,4 +562,40 @@ describe('token accounting with the usage a client posts', () => {
       expect(after.estimated).toBeLessThan(THRESHOLD);
     });
   });
+  describe("a provider's usage object, passed whole", () => {
+    // The same call (294 fresh prompt tokens, 1,536 read from the cache, 41 out) as each SDK reports it.
+    const SAME_CALL = { input_tokens: 294, output_tokens: 41, cache_read_tokens: 1536 };
+    const PROVIDER_USAGE: Array<[string, Record<string, unknown>]> = [
+      ['openai (CompletionUsage)', { prompt_tokens: 1830, completion_tokens: 41, total_tokens: 1871, prompt_tokens_details: { cached_tokens: 1536, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } }],
+      ['openai-responses (ResponseUsage)', { input_tokens: 1830, input_tokens_details: { cached_tokens: 1536 }, output_tokens: 41, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1871 }],
+      ['anthropic (Usage)', { input_tokens: 294, output_tokens: 41, cache_creation_input_tokens: null, cache_read_input_tokens: 1536, service_tier: 'standard', server_tool_use: null }],
+      ['ai-sdk (LanguageModelUsage)', { inputTokens: 1830, inputTokenDetails: { noCacheTokens: 294, cacheReadTokens: 1536 }, outputTokens: 41, outputTokenDetails: { textTokens: 41 }, totalTokens: 1871 }],
+    ];
+
+    it.each(PROVIDER_USAGE)('%s is stored in the service fields and measures the context as the same call in them would', async (name, usage) => {
+      // given a session with one user turn and the assistant's answer
+      const id = `provider-usage-${name.split(' ')[0]}`;
+      await createSession(id, 'gpt-4.1', WHOLE_OUTPUTS);
+      const { headSeq } = await append(id, [userMessage('What does build.log say?'), assistantText('No errors.')]);
+      // when the step is appended with the SDK's usage object as it came
+      await append(id, [stepFinished(usage as any, 'stop', headSeq)]);
+      // then the log holds the service's fields, the same whichever SDK wrote them
+      const [step] = await eventsOfType(id, 'step.finished');
+      expect(step.data).toEqual({ usage: SAME_CALL, finishReason: 'stop', contextSeq: headSeq });
+      // and the context is measured by it: the prompt's 1,830 tokens and the answer's 41 (nothing came after the step)
+      expect((await context(id)).tokens).toMatchObject({ basis: 'usage+estimate', estimated: 1871 });
+    });
+
+    it('a usage matching no shape is refused with the field its fields point at', async () => {
+      // given a session
+      await createSession('provider-usage-bad', 'gpt-4.1', WHOLE_OUTPUTS);
+      // when a Chat usage lacks completion_tokens, and an AI SDK usage lacks its input figure
+      const chat = await client.append(key, 'provider-usage-bad', { events: [stepFinished({ prompt_tokens: 10 } as any)] });
+      const aiSdk = await client.append(key, 'provider-usage-bad', { events: [stepFinished({ inputTokenDetails: {}, outputTokens: 1 } as any)] });
+      // then each is a 400 naming the field, and nothing is written
+      expect([chat.status, chat.body.code, chat.body.path]).toEqual([400, 'invalid_field', '$.events[0].data.usage.completion_tokens']);
+      expect([aiSdk.status, aiSdk.body.code, aiSdk.body.path]).toEqual([400, 'usage_incomplete', '$.events[0].data.usage.inputTokens']);
+      expect(await eventsOfType('provider-usage-bad', 'step.finished')).toEqual([]);
+    });
+  });
 });

@@ -206,9 +206,11 @@ function checkResponsesRequest(body: any): string[] {
   body.input.forEach((item: unknown, i: number) => {
     const at = `input[${i}]`;
     if (!p.object(item, at)) return;
+    // The stub stores nothing, as the API with store: false: every item id is one it does not know.
+    if (item.id !== undefined) p.add(`${at}.id`, `Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false.`);
     switch (item.type ?? 'message') {
       case 'message':
-        p.only(item, ['type', 'role', 'content'], at);
+        p.only(item, ['type', 'role', 'content', 'id', 'status', 'phase'], at);
         p.oneOf(item.role, ['system', 'developer', 'user', 'assistant'], `${at}.role`);
         if (isString(item.content)) break;
         if (item.role === 'assistant') {

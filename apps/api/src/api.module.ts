@@ -33,6 +33,8 @@ import { Metrics } from './metrics/metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { PinsController } from './pins/pins.controller';
 import { PinsService } from './pins/pins.service';
+import { RewindController } from './rewind/rewind.controller';
+import { RewindService } from './rewind/rewind.service';
 import { PruneController } from './prune/prune.controller';
 import { PruneScheduler } from './prune/prune-scheduler';
 import { PruneService } from './prune/prune.service';
@@ -52,13 +54,14 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, TransferController, SearchController],
+      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, RewindController, TransferController, SearchController],
       providers: [
         CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         JsonBodyReader, ReadJsonBody, Draining,
         ToolOutputsService,
         PruneSession, PruneScheduler, PruneService,
         PinsService,
+        RewindService,
         TransferService,
         SearchService,
         ChannelSubscriber, SessionHeads, StreamAccess, EventStreamsService,

@@ -278,6 +278,28 @@ describe('parseClientEvent: the other client events', () => {
     expect(['invalid_field', 'unknown_field']).toContain(codeOf({ events: [{ type: 'step.finished', data: { usage } }] }));
   });
 
+  it.each([
+    ['Chat Completions', { prompt_tokens: 1830, completion_tokens: 41, total_tokens: 1871, prompt_tokens_details: { cached_tokens: 1536, audio_tokens: 0 } }],
+    ['Responses', { input_tokens: 1830, input_tokens_details: { cached_tokens: 1536 }, output_tokens: 41, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1871 }],
+    ['Anthropic', { input_tokens: 294, output_tokens: 41, cache_creation_input_tokens: null, cache_read_input_tokens: 1536, service_tier: 'standard' }],
+    ['AI SDK', { inputTokens: 1830, inputTokenDetails: { noCacheTokens: 294, cacheReadTokens: 1536 }, outputTokens: 41, outputTokenDetails: {}, totalTokens: 1871 }],
+  ])('step.finished takes a %s usage object whole and stores it in the service fields', (_, usage) => {
+    // given a provider usage as its SDK returns it, when appended
+    const event = one({ type: 'step.finished', data: { usage, finishReason: 'tool_calls' } });
+    // then the event carries the same measurement in the service's fields
+    expect(event.data).toEqual({ usage: { input_tokens: 294, output_tokens: 41, cache_read_tokens: 1536 }, finishReason: 'tool_calls' });
+  });
+
+  it.each([
+    ['a misspelt service field', { input_tokens: 1, output_tokens: 1, cache_read_token: 2 }, 'unknown_field', '$.events[0].data.usage.cache_read_token'],
+    ['a negative Anthropic count', { input_tokens: -1, output_tokens: 1, cache_creation_input_tokens: null, cache_read_input_tokens: 0 }, 'invalid_field', '$.events[0].data.usage.input_tokens'],
+    ['Chat usage without completion_tokens', { prompt_tokens: 5 }, 'invalid_field', '$.events[0].data.usage.completion_tokens'],
+    ['AI SDK usage without inputTokens', { inputTokenDetails: {}, outputTokens: 3 }, 'usage_incomplete', '$.events[0].data.usage.inputTokens'],
+  ])('step.finished refuses %s with the code and path of the shape its fields name', (_, usage, code, path) => {
+    const error = errorOf(() => parse({ events: [{ type: 'step.finished', data: { usage } }] }));
+    expect({ code: error.code, path: error.details.path }).toEqual({ code, path });
+  });
+
   it('compaction.requested from a client is always manual: auto and reason cannot be set', () => {
     expect(one({ type: 'compaction.requested', data: { instructions: 'keep the plan' } }).data).toEqual({
       auto: false,

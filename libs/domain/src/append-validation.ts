@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { invalid } from './errors';
+import { normalizeUsage, type ProviderUsage, type UsageDialect, usageDialect } from './usage';
 import {
   CompactionCompletedData,
   ContextOverflowedData,
@@ -16,6 +17,7 @@ import {
   ToolResultPart,
   ToolResultsArchivedData,
   TurnAbortedData,
+  Usage,
 } from './events';
 import { ALLOWED_PARTS, dataName } from './schema/events.schema';
 import { createApiValidator } from './schema/validator';
@@ -98,8 +100,26 @@ function discriminatorProblem(params: Record<string, unknown>, path: string, roo
     : invalid('unknown_event_type', `${path}.type ${value} is not an event type`, { path: `${path}.type` });
 }
 
+/** The component each usage shape is validated with (usageDialect tells them apart by their own fields). */
+const USAGE_SCHEMAS: Record<UsageDialect, string> = {
+  neutral: 'Usage',
+  openai: 'OpenAIChatUsage',
+  'openai-responses': 'OpenAIResponsesUsage',
+  anthropic: 'AnthropicUsage',
+  'ai-sdk': 'AiSdkUsage',
+};
+
 function assertValid(validate: ValidateFunction, value: unknown, path: string): void {
-  if (!validate(value)) throw problemOf(validate.errors![validate.errors!.length - 1], value, path);
+  if (validate(value)) return;
+  const error = validate.errors![validate.errors!.length - 1];
+  // A usage matching none of its shapes: the error of the shape its fields name (an unknown field, a negative count), not "none matched".
+  if (error.keyword === 'oneOf' && error.instancePath.endsWith('/usage')) {
+    const usage = valueAt(value, error.instancePath);
+    if (usage !== null && typeof usage === 'object' && !Array.isArray(usage)) {
+      assertValid(validators.get(USAGE_SCHEMAS[usageDialect(usage as Usage)]), usage, `${path}${toPath(error.instancePath)}`);
+    }
+  }
+  throw problemOf(error, value, path);
 }
 
 // ---- normalization of a valid event: the service's defaults, in a fixed key order (the payload hash depends on it)
@@ -114,7 +134,7 @@ type NewMessage = Omit<Message, 'id' | 'parts'> & { id?: string; parts: NewPart[
 /** An event as the NewEvent schema admits it. */
 type ClientEvent = { id?: string } & (
   | { type: 'message.added'; data: { message: NewMessage } }
-  | { type: 'step.finished'; data: StepFinishedData }
+  | { type: 'step.finished'; data: Omit<StepFinishedData, 'usage'> & { usage: Usage | ProviderUsage } }
   | { type: 'turn.aborted'; data?: TurnAbortedData }
   | { type: 'context.overflowed'; data?: ContextOverflowedData }
   | { type: 'compaction.requested'; data?: { instructions?: string } }
@@ -158,7 +178,7 @@ function normalizeMessage(raw: NewMessage, fallbackId: string): Message {
   return message;
 }
 
-function normalizeEvent(raw: ClientEvent, newId: () => string): NewEvent {
+function normalizeEvent(raw: ClientEvent, newId: () => string, path: string): NewEvent {
   const id = raw.id ?? newId();
   switch (raw.type) {
     case 'message.added':
@@ -169,12 +189,8 @@ function normalizeEvent(raw: ClientEvent, newId: () => string): NewEvent {
         id,
         type: raw.type,
         data: {
-          usage: {
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            ...(usage.cache_creation_tokens !== undefined ? { cache_creation_tokens: usage.cache_creation_tokens } : {}),
-            ...(usage.cache_read_tokens !== undefined ? { cache_read_tokens: usage.cache_read_tokens } : {}),
-          },
+          // A provider's usage object, passed whole, in the service's fields.
+          usage: normalizeUsage(usage, `${path}.data.usage`),
           ...(finishReason !== undefined ? { finishReason } : {}),
           ...(contextSeq !== undefined ? { contextSeq } : {}),
         },
@@ -195,7 +211,7 @@ function normalizeEvent(raw: ClientEvent, newId: () => string): NewEvent {
 /** Parses one client event strictly (the NewEvent schema); `newId` supplies ids the client left out. */
 export function parseClientEvent(rawValue: unknown, path: string, newId: () => string): NewEvent {
   assertValid(validateNewEvent, rawValue, path);
-  return normalizeEvent(rawValue as ClientEvent, newId);
+  return normalizeEvent(rawValue as ClientEvent, newId, path);
 }
 
 /**
@@ -245,7 +261,7 @@ export function parseAppendBatch(body: unknown, newId: () => string, maxEvents: 
   }
   assertValid(validateAppendRequest, body, '$');
   const raw = body as { expectedSeq?: number; events: ClientEvent[] };
-  const parsed = raw.events.map((event) => normalizeEvent(event, newId));
+  const parsed = raw.events.map((event, i) => normalizeEvent(event, newId, `$.events[${i}]`));
   const ids = new Set<string>();
   for (const [i, e] of parsed.entries()) {
     if (ids.has(e.id)) throw invalid('duplicate_event_id', `$.events[${i}].id repeats an id of this batch`, { path: `$.events[${i}].id` });

@@ -170,6 +170,14 @@ export interface PinAddedData {
 export interface PinRemovedData {
   pinId: string;
 }
+/**
+ * POST .../rewind: from here on the view no longer shows what clients
+ * appended after `toSeq` (the log keeps it; a view at an earlier seq, and a
+ * fork taken there, still show it).
+ */
+export interface SessionRewoundData {
+  toSeq: number;
+}
 /** A pin in force, with the seq of its pin.added. */
 export interface Pin {
   pinId: string;
@@ -191,6 +199,7 @@ export interface EventDataByType {
   'session.config_changed': SessionConfigChangedData;
   'pin.added': PinAddedData;
   'pin.removed': PinRemovedData;
+  'session.rewound': SessionRewoundData;
 }
 
 export type EventType = keyof EventDataByType;
@@ -209,6 +218,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'session.config_changed',
   'pin.added',
   'pin.removed',
+  'session.rewound',
 ];
 
 /**

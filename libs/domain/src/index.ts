@@ -3,6 +3,7 @@ export * from './errors';
 export * from './placeholders';
 export * from './json-inspection';
 export * from './append-validation';
+export * from './usage';
 export * from './tool-call-ledger';
 export * from './append-retry';
 export * from './view';

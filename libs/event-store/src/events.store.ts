@@ -462,3 +462,30 @@ export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Pro
   }
   return { session, pivot, events };
 }
+
+/**
+ * A rewind to `toSeq`, under the session lock (the caller's append): calls
+ * issued up to toSeq whose answer the rewind takes out of the view are
+ * unanswered again, so the agent can run them and append a new result. Calls
+ * issued after toSeq stay in the ledger: their ids remain used (a new call
+ * takes a new id, as providers mint them), and a late result for one is
+ * accepted and dropped by the view with its call. A fork taken before the
+ * rewind copies the ledger as it is then; a call whose result the fork shows
+ * but the rewind unanswered may be answered twice there, which the view
+ * repairs (the later result dropped).
+ */
+export async function unanswerToolCallsAfter(tx: Tx, sessionId: string, toSeq: number): Promise<number> {
+  const rows = await tx.query(
+    `UPDATE session_tool_calls SET answered_seq = NULL
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND issued_seq <= $2 AND answered_seq > $2
+     RETURNING 1`,
+    [sessionId, toSeq],
+  );
+  return rows.length;
+}
+
+/** The `toSeq` of every rewind appended after `afterSeq`, in seq order. */
+export async function rewindsAfter(tx: Tx, sessionId: string, afterSeq: number): Promise<number[]> {
+  const rows = await tx.query(`SELECT e.data FROM ${sessionLog("type = 'session.rewound' AND seq > $2")} ORDER BY e.seq`, [sessionId, afterSeq]);
+  return rows.map((row) => Number(row.data.toSeq));
+}

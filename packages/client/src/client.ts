@@ -62,7 +62,7 @@ async function unwrap<T extends FetchResult>(pending: Promise<T>): Promise<Succe
   return result.data;
 }
 
-/** The document types `messages` for any format; the answer's `format` says which SDK's types it has. */
+/** The answer's `format` says which variant of the document's union it is, and so which SDK's types its messages have. */
 function inFormat<F extends ContextFormat>(context: DocumentContext, format: F): context is DocumentContext & Context<F> {
   return context.format === format;
 }
@@ -137,6 +137,16 @@ export class SessionStoreClient {
     const headers = { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() };
     const body = { events, ...(options.expectedSeq === undefined ? {} : { expectedSeq: options.expectedSeq }) };
     return unwrap(this.api.POST('/v1/sessions/{sessionId}/events', { params: { path: { sessionId } }, body, headers, signal: options.signal }));
+  }
+
+  /**
+   * Rewinds the context to `toSeq` (docs/lifecycle.md#rewind): what clients
+   * appended after it leaves the view, the log keeps it. Sent with an
+   * Idempotency-Key, so a retry does not rewind twice.
+   */
+  rewind(sessionId: string, toSeq: number, options: { idempotencyKey?: string; signal?: AbortSignal } = {}) {
+    const headers = { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() };
+    return unwrap(this.api.POST('/v1/sessions/{sessionId}/rewind', { params: { path: { sessionId } }, body: { toSeq }, headers, signal: options.signal }));
   }
 
   /**

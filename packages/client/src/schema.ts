@@ -396,6 +396,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/rewind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rewind the view to toSeq (event session.rewound): what clients appended after it leaves the context; the log keeps it, and a context at an earlier atSeq or a fork taken there still shows it. 409 rewind_behind_pivot inside the compacted range */
+        post: operations["rewind_rewind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{sessionId}/export": {
         parameters: {
             query?: never;
@@ -596,6 +613,13 @@ export interface components {
              */
             text: string;
         };
+        RewindDto: {
+            /**
+             * @description The last seq the view keeps: what clients appended after it (messages, steps) leaves the view; the log keeps it. At least 1, below the head, not inside the compacted range
+             * @example 12
+             */
+            toSeq: number;
+        };
         /** @description Plain text */
         TextPart: {
             /**
@@ -758,6 +782,47 @@ export interface components {
             /** @description Prompt tokens read from the provider cache (OpenAI's cached_tokens) */
             cache_read_tokens?: number;
         };
+        /** @description The service's fields, or the provider's usage object passed whole; stored as `Usage` */
+        NewUsage: components["schemas"]["Usage"] | components["schemas"]["OpenAIChatUsage"] | components["schemas"]["OpenAIResponsesUsage"] | components["schemas"]["AnthropicUsage"] | components["schemas"]["AiSdkUsage"];
+        /** @description A Chat Completions `usage` (`CompletionUsage`), as returned; prompt_tokens counts the cached tokens too */
+        OpenAIChatUsage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens?: number;
+            prompt_tokens_details?: {
+                cached_tokens?: number;
+                cache_write_tokens?: number;
+            };
+        };
+        /** @description A Responses API `usage` (`ResponseUsage`), as returned; input_tokens counts the cached tokens too */
+        OpenAIResponsesUsage: {
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens?: number;
+            input_tokens_details: {
+                cached_tokens?: number;
+                cache_write_tokens?: number;
+            };
+        };
+        /** @description A Messages API `usage`, as returned; input_tokens leaves out cache reads and writes */
+        AnthropicUsage: {
+            input_tokens: number;
+            output_tokens: number;
+            cache_creation_input_tokens: number | null;
+            cache_read_input_tokens: number | null;
+        };
+        /** @description The Vercel AI SDK's `usage` (`LanguageModelUsage`), as returned; inputTokens and outputTokens must be there (400 usage_incomplete) */
+        AiSdkUsage: {
+            inputTokens?: number;
+            outputTokens?: number;
+            totalTokens?: number;
+            inputTokenDetails: {
+                noCacheTokens?: number;
+                cacheReadTokens?: number;
+                cacheWriteTokens?: number;
+            };
+            cachedInputTokens?: number;
+        };
         Pin: {
             pinId: string;
             text: string;
@@ -852,8 +917,20 @@ export interface components {
         PinRemovedData: {
             pinId: string;
         };
+        /** @description POST .../rewind */
+        SessionRewoundData: {
+            /** @description What clients appended after this seq, up to this event, leaves the view; the log keeps it */
+            toSeq: number;
+        };
         NewMessageAddedData: {
             message: components["schemas"]["NewMessage"];
+        };
+        NewStepFinishedData: {
+            usage: components["schemas"]["NewUsage"];
+            /** @description `length` or `max_tokens` (a reply cut at its limit) makes the session a compaction candidate */
+            finishReason?: string;
+            /** @description The headSeq of the context the call was sent with (GET .../context reports it); without it, the last event the client itself appended before the step. Usage measured before the latest compaction, prune or archive is not trusted */
+            contextSeq?: number;
         };
         NewCompactionRequestedData: {
             /** @description Extra guidance for the summary */
@@ -877,7 +954,7 @@ export interface components {
              * @enum {string}
              */
             type: "step.finished";
-            data: components["schemas"]["StepFinishedData"];
+            data: components["schemas"]["NewStepFinishedData"];
         };
         NewTurnAbortedEvent: {
             /** @description Client event id; a retry with the same id returns the original seq. Generated when left out */
@@ -1158,7 +1235,21 @@ export interface components {
             createdAt: string;
             origin?: components["schemas"]["EventOrigin"];
         };
-        Event: components["schemas"]["SessionCreatedEvent"] | components["schemas"]["MessageAddedEvent"] | components["schemas"]["StepFinishedEvent"] | components["schemas"]["TurnAbortedEvent"] | components["schemas"]["ContextOverflowedEvent"] | components["schemas"]["CompactionRequestedEvent"] | components["schemas"]["CompactionCompletedEvent"] | components["schemas"]["CompactionFailedEvent"] | components["schemas"]["ToolOutputsPrunedEvent"] | components["schemas"]["ToolResultsArchivedEvent"] | components["schemas"]["SessionConfigChangedEvent"] | components["schemas"]["PinAddedEvent"] | components["schemas"]["PinRemovedEvent"];
+        SessionRewoundEvent: {
+            /** @description Gap-free position in the session log, from 1 */
+            seq: number;
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.rewound";
+            data: components["schemas"]["SessionRewoundData"];
+            /** Format: date-time */
+            createdAt: string;
+            origin?: components["schemas"]["EventOrigin"];
+        };
+        Event: components["schemas"]["SessionCreatedEvent"] | components["schemas"]["MessageAddedEvent"] | components["schemas"]["StepFinishedEvent"] | components["schemas"]["TurnAbortedEvent"] | components["schemas"]["ContextOverflowedEvent"] | components["schemas"]["CompactionRequestedEvent"] | components["schemas"]["CompactionCompletedEvent"] | components["schemas"]["CompactionFailedEvent"] | components["schemas"]["ToolOutputsPrunedEvent"] | components["schemas"]["ToolResultsArchivedEvent"] | components["schemas"]["SessionConfigChangedEvent"] | components["schemas"]["PinAddedEvent"] | components["schemas"]["PinRemovedEvent"] | components["schemas"]["SessionRewoundEvent"];
         /** @description Session settings, any subset: unset keys come from the tenant defaults, then the preset */
         SessionConfig: {
             /** @enum {string} */
@@ -1463,16 +1554,250 @@ export interface components {
             /** @description Pass as `afterSeq` for the next page; null on the last */
             nextAfterSeq: number | null;
         };
-        Context: {
-            /** @enum {string} */
-            format: "neutral" | "openai" | "openai-responses" | "anthropic" | "ai-sdk";
-            model: string;
-            /** @description The system prompt in the format (a string; in the anthropic format with `cacheBreakpoints`, one text block carrying `cache_control`); absent where the format puts it in `messages` */
-            system?: unknown;
-            /** @description The messages in the format's own shape: neutral Message, OpenAI Chat messages, OpenAI Responses input items, Anthropic messages or Vercel AI SDK ModelMessage */
-            messages: {
-                [key: string]: unknown;
+        OpenAIChatTextPart: {
+            /** @constant */
+            type: "text";
+            text: string;
+        };
+        OpenAIChatContentPart: components["schemas"]["OpenAIChatTextPart"] | {
+            /** @constant */
+            type: "image_url";
+            image_url: {
+                /** @description An http(s) or data: URL */
+                url: string;
+            };
+        } | {
+            /** @constant */
+            type: "file";
+            file: {
+                filename?: string;
+                /** @description A data: URL */
+                file_data: string;
+            };
+        };
+        /** @description A Chat Completions message (`ChatCompletionMessageParam` of the openai SDK) */
+        OpenAIChatMessage: {
+            /** @constant */
+            role: "system";
+            content: string;
+        } | {
+            /** @constant */
+            role: "user";
+            content: string | components["schemas"]["OpenAIChatContentPart"][];
+        } | {
+            /** @constant */
+            role: "assistant";
+            content: string | components["schemas"]["OpenAIChatTextPart"][] | null;
+            tool_calls?: {
+                id: string;
+                /** @constant */
+                type: "function";
+                function: {
+                    name: string;
+                    /** @description JSON text */
+                    arguments: string;
+                };
             }[];
+        } | {
+            /** @constant */
+            role: "tool";
+            tool_call_id: string;
+            content: string;
+        };
+        OpenAIResponsesInputContent: {
+            /** @constant */
+            type: "input_text";
+            text: string;
+        } | {
+            /** @constant */
+            type: "input_image";
+            /** @description An http(s) or data: URL */
+            image_url: string;
+            /** @enum {string} */
+            detail: "auto" | "low" | "high";
+        } | {
+            /** @constant */
+            type: "input_file";
+            filename?: string;
+            /** @description A data: URL */
+            file_data?: string;
+            file_url?: string;
+        };
+        /** @description A Responses API input item (`ResponseInputItem` of the openai SDK), for `responses.create({ input })` */
+        OpenAIResponsesItem: {
+            /** @constant */
+            type: "message";
+            /** @enum {string} */
+            role: "system" | "user";
+            content: components["schemas"]["OpenAIResponsesInputContent"][];
+        } | {
+            /** @constant */
+            type: "message";
+            /** @constant */
+            role: "assistant";
+            /** @description The assistant's text */
+            content: string;
+        } | {
+            /** @constant */
+            type: "function_call";
+            call_id: string;
+            name: string;
+            /** @description JSON text */
+            arguments: string;
+        } | {
+            /** @constant */
+            type: "function_call_output";
+            call_id: string;
+            output: string | components["schemas"]["OpenAIResponsesInputContent"][];
+        };
+        /** @description A prompt-cache breakpoint (no `ttl`: 5 minutes) */
+        AnthropicCacheControl: {
+            /** @constant */
+            type: "ephemeral";
+            /** @constant */
+            ttl?: "1h";
+        };
+        AnthropicTextBlock: {
+            /** @constant */
+            type: "text";
+            text: string;
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        };
+        AnthropicImageBlock: {
+            /** @constant */
+            type: "image";
+            source: {
+                /** @constant */
+                type: "base64";
+                /** @enum {string} */
+                media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+                /** @description Base64 */
+                data: string;
+            } | {
+                /** @constant */
+                type: "url";
+                url: string;
+            };
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        };
+        AnthropicDocumentBlock: {
+            /** @constant */
+            type: "document";
+            source: {
+                /** @constant */
+                type: "base64";
+                /** @enum {string} */
+                media_type: "application/pdf";
+                /** @description Base64 */
+                data: string;
+            } | {
+                /** @constant */
+                type: "url";
+                url: string;
+            };
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        };
+        AnthropicContentBlock: components["schemas"]["AnthropicTextBlock"] | components["schemas"]["AnthropicImageBlock"] | components["schemas"]["AnthropicDocumentBlock"] | {
+            /** @constant */
+            type: "tool_use";
+            id: string;
+            name: string;
+            input: {
+                [key: string]: unknown;
+            };
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        } | {
+            /** @constant */
+            type: "tool_result";
+            tool_use_id: string;
+            content?: string | (components["schemas"]["AnthropicTextBlock"] | components["schemas"]["AnthropicImageBlock"] | components["schemas"]["AnthropicDocumentBlock"])[];
+            is_error?: boolean;
+            cache_control?: components["schemas"]["AnthropicCacheControl"];
+        };
+        /** @description A Messages API message (`MessageParam` of @anthropic-ai/sdk) */
+        AnthropicMessage: {
+            /** @enum {string} */
+            role: "user" | "assistant";
+            content: components["schemas"]["AnthropicContentBlock"][];
+        };
+        AiSdkTextPart: {
+            /** @constant */
+            type: "text";
+            text: string;
+        };
+        /** @description A Vercel AI SDK `ModelMessage` */
+        AiSdkMessage: {
+            /** @constant */
+            role: "user";
+            content: (components["schemas"]["AiSdkTextPart"] | {
+                /** @constant */
+                type: "file";
+                mediaType: string;
+                /** @description Base64 or a URL */
+                data: string;
+                filename?: string;
+            })[];
+        } | {
+            /** @constant */
+            role: "assistant";
+            content: (components["schemas"]["AiSdkTextPart"] | {
+                /** @constant */
+                type: "reasoning";
+                text: string;
+            } | {
+                /** @constant */
+                type: "tool-call";
+                toolCallId: string;
+                toolName: string;
+                input: {
+                    [key: string]: unknown;
+                };
+            })[];
+        } | {
+            /** @constant */
+            role: "tool";
+            content: {
+                /** @constant */
+                type: "tool-result";
+                toolCallId: string;
+                toolName: string;
+                output: {
+                    /** @constant */
+                    type: "text";
+                    value: string;
+                } | {
+                    /** @constant */
+                    type: "error-text";
+                    value: string;
+                } | {
+                    /** @constant */
+                    type: "content";
+                    value: (components["schemas"]["AiSdkTextPart"] | {
+                        /** @constant */
+                        type: "file-data";
+                        mediaType: string;
+                        /** @description Base64 */
+                        data: string;
+                        filename?: string;
+                    } | {
+                        /** @constant */
+                        type: "file-url";
+                        url: string;
+                        mediaType: string;
+                    })[];
+                };
+            }[];
+        };
+        /** @description GET …/context?format=neutral */
+        NeutralContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "neutral";
+            model: string;
+            /** @description The messages in the neutral format */
+            messages: components["schemas"]["Message"][];
             tokens: components["schemas"]["TokenFigures"];
             pivotSeq: number | null;
             headSeq: number;
@@ -1502,6 +1827,168 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /** @description GET …/context?format=openai */
+        OpenAIChatContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "openai";
+            model: string;
+            /** @description The messages in the openai format */
+            messages: components["schemas"]["OpenAIChatMessage"][];
+            tokens: components["schemas"]["TokenFigures"];
+            pivotSeq: number | null;
+            headSeq: number;
+            /** @description The seq the view was taken at (time travel), or null for the head */
+            atSeq: number | null;
+            pendingToolCalls: {
+                callId: string;
+                name: string;
+            }[];
+            repairs: {
+                abortedCallIds: string[];
+                droppedResultCallIds: string[];
+                droppedCallIds: string[];
+            };
+            compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
+            /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description GET …/context?format=openai-responses */
+        OpenAIResponsesContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "openai-responses";
+            model: string;
+            /** @description The messages in the openai-responses format */
+            messages: components["schemas"]["OpenAIResponsesItem"][];
+            tokens: components["schemas"]["TokenFigures"];
+            pivotSeq: number | null;
+            headSeq: number;
+            /** @description The seq the view was taken at (time travel), or null for the head */
+            atSeq: number | null;
+            pendingToolCalls: {
+                callId: string;
+                name: string;
+            }[];
+            repairs: {
+                abortedCallIds: string[];
+                droppedResultCallIds: string[];
+                droppedCallIds: string[];
+            };
+            compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
+            /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description GET …/context?format=anthropic */
+        AnthropicContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "anthropic";
+            model: string;
+            /** @description The system prompt: a string, or with `cacheBreakpoints` one text block carrying `cache_control`; absent when there is none */
+            system?: string | components["schemas"]["AnthropicTextBlock"][];
+            /** @description The messages in the anthropic format */
+            messages: components["schemas"]["AnthropicMessage"][];
+            tokens: components["schemas"]["TokenFigures"];
+            pivotSeq: number | null;
+            headSeq: number;
+            /** @description The seq the view was taken at (time travel), or null for the head */
+            atSeq: number | null;
+            pendingToolCalls: {
+                callId: string;
+                name: string;
+            }[];
+            repairs: {
+                abortedCallIds: string[];
+                droppedResultCallIds: string[];
+                droppedCallIds: string[];
+            };
+            compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
+            /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description GET …/context?format=ai-sdk */
+        AiSdkContext: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "ai-sdk";
+            model: string;
+            /** @description generateText's `instructions`; absent when there is none */
+            system?: string;
+            /** @description The messages in the ai-sdk format */
+            messages: components["schemas"]["AiSdkMessage"][];
+            tokens: components["schemas"]["TokenFigures"];
+            pivotSeq: number | null;
+            headSeq: number;
+            /** @description The seq the view was taken at (time travel), or null for the head */
+            atSeq: number | null;
+            pendingToolCalls: {
+                callId: string;
+                name: string;
+            }[];
+            repairs: {
+                abortedCallIds: string[];
+                droppedResultCallIds: string[];
+                droppedCallIds: string[];
+            };
+            compaction: components["schemas"]["CompactionState"];
+            /** @description Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view */
+            fitted: {
+                /** @description The view's figure before fitting */
+                tokensBefore: number;
+                /** @description Tool results shown as the placeholder with their ref for this read */
+                clearedOutputs: number;
+                /** @description The newest message left out (all before it went too; a notice stands for them), or null */
+                droppedThroughSeq: number | null;
+            } | null;
+            /** @description The tool_output_cache tools in the format (tools=tool_output_cache only) */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description The rendered context: `format` says which of the formats' shapes `messages` (and `system`) have */
+        Context: components["schemas"]["NeutralContext"] | components["schemas"]["OpenAIChatContext"] | components["schemas"]["OpenAIResponsesContext"] | components["schemas"]["AnthropicContext"] | components["schemas"]["AiSdkContext"];
         CompactionFailure: {
             /** @description The compaction.failed event (absent in a dry run) */
             seq?: number;
@@ -1739,6 +2226,13 @@ export interface components {
             /** @description The queued job; its outcome is logged as tool_outputs.pruned / tool_results.archived events */
             jobId: string;
         };
+        Rewound: {
+            /** @description The session.rewound event */
+            seq: number;
+            /** @description The last seq the view keeps */
+            toSeq: number;
+            headSeq: number;
+        };
         PinAdded: {
             pinId: string;
             /** @description The pin.added event */
@@ -1922,7 +2416,7 @@ export interface components {
              * @example version_conflict
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_filter" | "invalid_query" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
+            code: "bad_request" | "validation_failed" | "invalid_json" | "invalid_utf8" | "invalid_body" | "request_aborted" | "request_size_invalid" | "json_too_deep" | "nul_character" | "lone_surrogate" | "prototype_key" | "field_too_long" | "invalid_argument" | "invalid_field" | "invalid_id" | "invalid_cursor" | "invalid_search" | "invalid_filter" | "invalid_query" | "invalid_config" | "invalid_idempotency_key" | "invalid_last_event_id" | "unknown_field" | "invalid_event" | "unknown_event_type" | "reserved_event_type" | "too_many_events" | "duplicate_event_id" | "event_out_of_order" | "unknown_role" | "invalid_part" | "duplicate_tool_call_id" | "duplicate_tool_result" | "unknown_tool_call" | "unknown_output_ref" | "output_ref_mismatch" | "invalid_fork_seq" | "unknown_model" | "usage_incomplete" | "invalid_rewind_seq" | "unknown_tool" | "missing_argument" | "invalid_tool_arguments" | "invalid_pattern" | "pattern_too_long" | "invalid_log" | "empty_import" | "not_a_session_export" | "unsupported_version" | "unknown_line_kind" | "line_too_long" | "missing_events" | "chunk_out_of_order" | "chunk_too_large" | "unexpected_chunk" | "duplicate_output" | "output_mismatch" | "output_size_mismatch" | "output_cut_short" | "invalid_api_key" | "invalid_admin_token" | "invalid_metrics_token" | "tenant_suspended" | "route_not_found" | "session_not_found" | "tenant_not_found" | "api_key_not_found" | "output_ref_not_found" | "pin_not_found" | "upload_idle_timeout" | "session_exists" | "session_archived" | "version_conflict" | "partial_duplicate" | "rewind_behind_pivot" | "body_too_large" | "tool_output_too_large" | "quota_exceeded" | "pin_budget_exceeded" | "unsupported_encoding" | "unsupported_media_type" | "event_id_reused" | "idempotency_key_reused" | "tenant_rate_limited" | "tenant_byte_rate_limited" | "tenant_concurrency_limited" | "too_many_auth_failures" | "too_many_streams" | "too_many_uploads" | "internal_error" | "database_unavailable" | "redis_unavailable" | "grep_unavailable" | "upload_interrupted" | "shutting_down";
             /**
              * @description What went wrong, for a person
              * @example expectedSeq 3 does not match the head 5
@@ -4940,6 +5434,131 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rewind_rewind: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers as the first request did (for IDEMPOTENCY_TTL_HOURS, 24 by default); with another body, 422 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewindDto"];
+            };
+        };
+        responses: {
+            /** @description Rewound (or the replay of a request with the same Idempotency-Key) */
+            201: {
+                headers: {
+                    /** @description The session.rewound event in the log (`events?afterSeq=`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rewound"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

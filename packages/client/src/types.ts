@@ -28,7 +28,7 @@ export type ToolOutputUpload = ResponseJson<Operation<'/v1/sessions/{sessionId}/
 export type ToolOutputRef = ToolOutputUpload['ref'];
 
 type ContextOperation = Operation<'/v1/sessions/{sessionId}/context', 'get'>;
-/** GET …/context's answer as the document describes it (messages untyped by format). */
+/** GET …/context's answer as the document describes it: a union by `format`, `messages` typed per format by the document's own schemas. */
 export type DocumentContext = ResponseJson<ContextOperation, 200>;
 export type ContextQuery = NonNullable<ContextOperation['parameters']['query']>;
 export type ContextFormat = NonNullable<ContextQuery['format']>;
@@ -55,7 +55,7 @@ interface FormatShapes {
   'openai-responses': { messages: ResponseInputItem[]; tools?: FunctionTool[] };
   /** `messages.create({ system, messages })`. */
   anthropic: { system?: string; messages: AnthropicMessageParam[]; tools?: AnthropicTool[] };
-  /** `generateText({ system, messages })`. */
+  /** `generateText({ instructions: system, messages })`. */
   'ai-sdk': { system?: string; messages: ModelMessage[]; tools?: AiSdkToolDefinition[] };
 }
 

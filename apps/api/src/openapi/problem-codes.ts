@@ -11,7 +11,7 @@ export const PROBLEM_CODES = [
   // 400: appends.
   'invalid_event', 'unknown_event_type', 'reserved_event_type', 'too_many_events', 'duplicate_event_id', 'event_out_of_order',
   'unknown_role', 'invalid_part', 'duplicate_tool_call_id', 'duplicate_tool_result', 'unknown_tool_call', 'unknown_output_ref',
-  'output_ref_mismatch', 'invalid_fork_seq', 'unknown_model',
+  'output_ref_mismatch', 'invalid_fork_seq', 'unknown_model', 'usage_incomplete', 'invalid_rewind_seq',
   // 400: tool outputs and their tools.
   'unknown_tool', 'missing_argument', 'invalid_tool_arguments', 'invalid_pattern', 'pattern_too_long',
   // 400: imports.
@@ -22,7 +22,7 @@ export const PROBLEM_CODES = [
   // 404.
   'route_not_found', 'session_not_found', 'tenant_not_found', 'api_key_not_found', 'output_ref_not_found', 'pin_not_found',
   // 408, 409.
-  'upload_idle_timeout', 'session_exists', 'session_archived', 'version_conflict', 'partial_duplicate',
+  'upload_idle_timeout', 'session_exists', 'session_archived', 'version_conflict', 'partial_duplicate', 'rewind_behind_pivot',
   // 413, 415, 422.
   'body_too_large', 'tool_output_too_large', 'quota_exceeded', 'pin_budget_exceeded', 'unsupported_encoding', 'unsupported_media_type',
   'event_id_reused', 'idempotency_key_reused',

@@ -1,4 +1,5 @@
-import { CONTEXT_FORMATS, type JsonSchema, REWRITE_DEFERRALS } from '@app/domain';
+import { type JsonSchema, REWRITE_DEFERRALS } from '@app/domain';
+import { CONTEXT_MESSAGE_SCHEMAS, CONTEXT_VARIANTS } from './context-schemas';
 
 /**
  * Response bodies, as component schemas (OpenAPI 3.1: JSON Schema 2020-12,
@@ -253,6 +254,60 @@ const SEARCH_CAPPED: JsonSchema = {
   description: 'More documents matched than one search ranks (SEARCH_MAX_MATCHES): the order is over the first ones the index returned; add words or filters',
 };
 
+/** GET …/context's fields beside `format`, `system`, `messages` and `tools`, the same in every format. */
+const CONTEXT_FIELDS: Record<string, JsonSchema> = {
+  tokens: ref('TokenFigures'),
+  pivotSeq: nullableSeq,
+  headSeq: seq,
+  atSeq: { ...nullableSeq, description: 'The seq the view was taken at (time travel), or null for the head' },
+  pendingToolCalls: { type: 'array', items: object({ callId: { type: 'string' }, name: { type: 'string' } }) },
+  repairs: object({
+    abortedCallIds: { type: 'array', items: { type: 'string' } },
+    droppedResultCallIds: { type: 'array', items: { type: 'string' } },
+    droppedCallIds: { type: 'array', items: { type: 'string' } },
+  }),
+  compaction: ref('CompactionState'),
+  fitted: {
+    ...object({
+      tokensBefore: { type: 'integer', description: "The view's figure before fitting" },
+      clearedOutputs: { type: 'integer', description: 'Tool results shown as the placeholder with their ref for this read' },
+      droppedThroughSeq: { ...nullableSeq, description: 'The newest message left out (all before it went too; a notice stands for them), or null' },
+    }),
+    type: ['object', 'null'],
+    description:
+      'Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view',
+  },
+  tools: { type: 'array', items: openObject, description: 'The tool_output_cache tools in the format (tools=tool_output_cache only)' },
+};
+
+/**
+ * The context, one schema per format (`format` a const), so `messages` has
+ * its format's item type and a generated client narrows on `format`.
+ */
+const CONTEXT_SCHEMAS: Record<string, JsonSchema> = {
+  ...Object.fromEntries(
+    Object.entries(CONTEXT_VARIANTS).map(([format, variant]) => [
+      variant.name,
+      object(
+        {
+          format: { type: 'string', const: format },
+          model: { type: 'string' },
+          ...(variant.system ? { system: variant.system } : {}),
+          messages: { type: 'array', items: variant.messages, description: `The messages in the ${format} format` },
+          ...CONTEXT_FIELDS,
+        },
+        ['system', 'tools'],
+        { description: `GET …/context?format=${format}` },
+      ),
+    ]),
+  ),
+  Context: {
+    oneOf: Object.values(CONTEXT_VARIANTS).map((variant) => ref(variant.name)),
+    discriminator: { propertyName: 'format', mapping: Object.fromEntries(Object.entries(CONTEXT_VARIANTS).map(([format, variant]) => [format, `#/components/schemas/${variant.name}`])) },
+    description: "The rendered context: `format` says which of the formats' shapes `messages` (and `system`) have",
+  },
+};
+
 export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   CompactionState,
   TokenFigures,
@@ -311,44 +366,8 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     events: { type: 'array', items: ref('Event') },
     nextAfterSeq: { ...nullableSeq, description: 'Pass as `afterSeq` for the next page; null on the last' },
   }),
-  Context: object(
-    {
-      format: { type: 'string', enum: [...CONTEXT_FORMATS] },
-      model: { type: 'string' },
-      system: {
-        description:
-          "The system prompt in the format (a string; in the anthropic format with `cacheBreakpoints`, one text block carrying `cache_control`); absent where the format puts it in `messages`",
-      },
-      messages: {
-        type: 'array',
-        items: { type: 'object', additionalProperties: true },
-        description: "The messages in the format's own shape: neutral Message, OpenAI Chat messages, OpenAI Responses input items, Anthropic messages or Vercel AI SDK ModelMessage",
-      },
-      tokens: ref('TokenFigures'),
-      pivotSeq: nullableSeq,
-      headSeq: seq,
-      atSeq: { ...nullableSeq, description: 'The seq the view was taken at (time travel), or null for the head' },
-      pendingToolCalls: { type: 'array', items: object({ callId: { type: 'string' }, name: { type: 'string' } }) },
-      repairs: object({
-        abortedCallIds: { type: 'array', items: { type: 'string' } },
-        droppedResultCallIds: { type: 'array', items: { type: 'string' } },
-        droppedCallIds: { type: 'array', items: { type: 'string' } },
-      }),
-      compaction: ref('CompactionState'),
-      fitted: {
-        ...object({
-          tokensBefore: { type: 'integer', description: "The view's figure before fitting" },
-          clearedOutputs: { type: 'integer', description: 'Tool results shown as the placeholder with their ref for this read' },
-          droppedThroughSeq: { ...nullableSeq, description: 'The newest message left out (all before it went too; a notice stands for them), or null' },
-        }),
-        type: ['object', 'null'],
-        description:
-          'Null when the view fits the usable window as it is. Otherwise the view was over it (a compaction queued or running while the agent kept appending) and was fitted for this read only: old tool outputs first, then the oldest messages after the pivot; the log is unchanged and `tokens` are those of the fitted view',
-      },
-      tools: { type: 'array', items: openObject, description: 'The tool_output_cache tools in the format (tools=tool_output_cache only)' },
-    },
-    ['system', 'tools'],
-  ),
+  ...CONTEXT_MESSAGE_SCHEMAS,
+  ...CONTEXT_SCHEMAS,
   CompactionFailure,
   CompactionEntry,
   CompactionHistory: object({
@@ -380,6 +399,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     headSeq: seq,
     queued: { type: 'boolean', const: true },
     jobId: { type: 'string', description: 'The queued job; its outcome is logged as tool_outputs.pruned / tool_results.archived events' },
+  }),
+  Rewound: object({
+    seq: { type: 'integer', minimum: 1, description: 'The session.rewound event' },
+    toSeq: { type: 'integer', minimum: 1, description: 'The last seq the view keeps' },
+    headSeq: seq,
   }),
   PinAdded: object({ pinId: { type: 'string' }, seq: { type: 'integer', minimum: 1, description: 'The pin.added event' } }),
   PinList: object({

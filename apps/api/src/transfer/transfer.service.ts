@@ -45,6 +45,7 @@ import {
   readTenantConfig,
   readWindow,
   recordToolCalls,
+  unanswerToolCallsAfter,
 } from '@app/event-store';
 import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRef, newRefId } from '@app/tool-output-store';
 import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
@@ -272,6 +273,12 @@ export class TransferService {
    */
   private async writeEvents(tx: Tx, sessionId: string, model: string, batch: readonly PendingEvent[]): Promise<PendingEvent[]> {
     if (batch.length === 0) return [];
+    // A rewind changes the ledger (its calls answered after toSeq are open again) before the events after it are checked.
+    const rewindAt = batch.findIndex(({ event }) => event.type === 'session.rewound');
+    if (rewindAt !== -1 && rewindAt < batch.length - 1) {
+      await this.writeEvents(tx, sessionId, model, batch.slice(0, rewindAt + 1));
+      return this.writeEvents(tx, sessionId, model, batch.slice(rewindAt + 1));
+    }
     const seen = new Map<string, number>();
     for (const { line, event } of batch) {
       if (seen.has(event.id)) throw atLine(line, duplicateId(event.id));
@@ -303,6 +310,8 @@ export class TransferService {
       ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
       ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
     );
+    const last = batch[batch.length - 1].event;
+    if (last.type === 'session.rewound') await unanswerToolCallsAfter(tx, sessionId, (last.data as { toSeq: number }).toSeq);
     return [];
   }
 

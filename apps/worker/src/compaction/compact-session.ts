@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Database } from '@app/database';
+import { Database, Tx } from '@app/database';
 import {
   compactionFactsOf,
   composeSessionView,
@@ -20,6 +20,7 @@ import {
   payloadHash,
   pivotMarkerSeq,
   readWindow,
+  rewindsAfter,
 } from '@app/event-store';
 import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
 import { RewriteMetrics } from '@app/maintenance';
@@ -30,7 +31,7 @@ import { WorkerMetrics } from '../worker-metrics';
 export type CompactOutcome =
   | { outcome: 'completed'; markerSeq: number; coveredThroughSeq: number; strategy: string; tokensBefore: number; tokensAfter: number }
   /** The result was not committed: the marker was already closed (a double run) or a newer pivot landed. */
-  | { outcome: 'discarded'; markerSeq: number; reason: 'duplicate' | 'stale' }
+  | { outcome: 'discarded'; markerSeq: number; reason: 'duplicate' | 'stale' | 'rewound' }
   | { outcome: 'nothing_to_compact'; markerSeq: number; reason: string }
   /** No marker was pending (already done by another run, or the session is gone). */
   | { outcome: 'idle'; markerSeq: null };
@@ -73,7 +74,8 @@ export class CompactSession {
     }
   }
 
-  private async compact({ tenantId, sessionId }: CompactJobData, signal?: AbortSignal): Promise<CompactOutcome> {
+  private async compact(job: CompactJobData, signal?: AbortSignal, replans = 0): Promise<CompactOutcome> {
+    const { tenantId, sessionId } = job;
     const claimed = await this.db.tenantTx(tenantId, async (tx) => {
       const read = await readWindow(tx, sessionId);
       if (!read) return null;
@@ -121,13 +123,20 @@ export class CompactSession {
     const completion = { ...chained.completion, coveredFromSeq: (read.pivot?.data.coveredThroughSeq ?? 0) + 1 };
     let stale = false;
     let committedEvents: NewEvent[] = [];
-    const committed = await this.commit(tenantId, sessionId, marker.seq, (latestCompletedMarkerSeq) => {
+    let rewound = false;
+    const committed = await this.commit(tenantId, sessionId, marker.seq, async (latestCompletedMarkerSeq, tx) => {
+      // A rewind appended since the window was read may have taken out turns this summary holds: plan again on the view it left.
+      if ((await rewindsAfter(tx, sessionId, read.session.headSeq)).some((toSeq) => toSeq < completion.coveredThroughSeq)) {
+        rewound = true;
+        return [];
+      }
       const events = decideCompletion({ latestCompletedMarkerSeq }, completion, compaction);
       stale = events.length === 0;
       committedEvents = events.length === 0 ? [] : [...failures, ...events];
       return committedEvents;
     });
-    if (!committed) return { outcome: 'discarded', markerSeq: marker.seq, reason: stale ? 'stale' : 'duplicate' };
+    if (!committed && rewound && replans < 2) return this.compact(job, signal, replans + 1);
+    if (!committed) return { outcome: 'discarded', markerSeq: marker.seq, reason: rewound ? 'rewound' : stale ? 'stale' : 'duplicate' };
     if (completion.retention) this.metrics.observeRetention(completion.strategy, completion.retention);
     // Its cache cost from the steps in the window it compacted (a step appended while it ran is not counted: the figure is a lower bound then).
     const head = read.events.at(-1)?.seq ?? 0;
@@ -156,14 +165,14 @@ export class CompactSession {
     tenantId: string,
     sessionId: string,
     markerSeq: number,
-    decide: (latestCompletedMarkerSeq: number | null) => NewEvent[],
+    decide: (latestCompletedMarkerSeq: number | null, tx: Tx) => NewEvent[] | Promise<NewEvent[]>,
   ): Promise<boolean> {
     const headSeq = await this.db.tenantTx(tenantId, async (tx) => {
       const locked = await lockSessionForAppend(tx, sessionId, { eventIds: closingIds(markerSeq) });
       if (!locked) return null;
       await clearCompactionRunning(tx, sessionId, markerSeq);
       if (locked.existing.length > 0) return null;
-      const events = decide(await pivotMarkerSeq(tx, sessionId));
+      const events = await decide(await pivotMarkerSeq(tx, sessionId), tx);
       if (events.length === 0) return null;
       return insertEvents(
         tx,

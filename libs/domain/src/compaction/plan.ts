@@ -4,6 +4,7 @@
  */
 import type { CompactionCompletedData, Message, Pin, StoredEvent } from '../events';
 import { foldPins } from '../pins/pins';
+import { withoutRewound } from '../view/rewind';
 import type { CompactionConfig } from '../config/types';
 import { parseSummaryRecord, SummaryRecord } from './summary-record';
 import { approxMessagesTokens } from './tokens';
@@ -150,7 +151,8 @@ function tailFloor(eligible: readonly WindowMessage[], config: CompactionConfig)
 export function planCompaction(input: PlanInput): CompactionPlan | NothingToCompact {
   const { pivot, markerSeq, config, usable } = input;
   const base = pivot?.coveredThroughSeq ?? 0;
-  const events = input.events.filter((event) => event.seq > base);
+  // What a rewind took out of the view is neither summarized nor kept.
+  const events = withoutRewound(input.events.filter((event) => event.seq > base));
   const { messages: items, lastInterruptionSeq } = readWindow(events);
   const eligible = items.filter((item) => item.seq <= markerSeq);
   if (eligible.length === 0) return { kind: 'nothing', markerSeq, reason: 'empty_window' };

@@ -1,4 +1,5 @@
 import { Message, StoredEvent, ToolResultPart } from '../events';
+import { withoutRewound } from '../view/rewind';
 
 /** A tool result with the input of the call it answers. */
 export interface ToolPair {
@@ -34,8 +35,8 @@ function pivotSeq(events: readonly StoredEvent[]): number {
 
 /**
  * The tool results in the model view, oldest first: after the pivot, not
- * archived, not in a hidden (agentVisible=false) message. Expects `events` in
- * seq order, as the store returns them.
+ * archived, not in a hidden (agentVisible=false) message nor one a rewind took
+ * out. Expects `events` in seq order, as the store returns them.
  */
 export function toolExchangesInView(events: readonly StoredEvent[]): ToolExchange[] {
   const since = pivotSeq(events);
@@ -44,7 +45,7 @@ export function toolExchangesInView(events: readonly StoredEvent[]): ToolExchang
   const inputs = new Map<string, unknown>();
   const results: Array<{ result: ToolResultPart; turnsBefore: number }> = [];
   let turns = 0;
-  for (const event of events) {
+  for (const event of withoutRewound(events)) {
     if (event.seq <= since) continue;
     if (event.type === 'tool_outputs.pruned') event.data.callIds.forEach((id) => pruned.add(id));
     else if (event.type === 'tool_results.archived') event.data.callIds.forEach((id) => archived.add(id));

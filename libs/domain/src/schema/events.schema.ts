@@ -171,7 +171,64 @@ const Usage = object(
   { description: "The provider's token counts for one model call" },
 );
 
+/**
+ * What a client may send as a step's usage: the service's fields, or a
+ * provider's usage object passed whole, in its own names (usage.ts maps it;
+ * the log stores `Usage`). Each provider variant requires the fields only it
+ * has, and is open: SDKs add fields (service tiers, audio, server tools,
+ * output details), which are accepted and not stored.
+ */
+const tokens = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+const nullableTokens = { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+const cacheDetails = { type: 'object', properties: { cached_tokens: tokens, cache_write_tokens: tokens } };
+const providerUsage = (properties: Record<string, JsonSchema>, required: string[], description: string): JsonSchema => ({
+  type: 'object',
+  properties,
+  required,
+  description,
+});
+const USAGE_VARIANTS: Record<string, JsonSchema> = {
+  OpenAIChatUsage: providerUsage(
+    { prompt_tokens: tokens, completion_tokens: tokens, total_tokens: tokens, prompt_tokens_details: cacheDetails },
+    ['prompt_tokens', 'completion_tokens'],
+    "A Chat Completions `usage` (`CompletionUsage`), as returned; prompt_tokens counts the cached tokens too",
+  ),
+  OpenAIResponsesUsage: providerUsage(
+    { input_tokens: tokens, output_tokens: tokens, total_tokens: tokens, input_tokens_details: cacheDetails },
+    ['input_tokens', 'output_tokens', 'input_tokens_details'],
+    'A Responses API `usage` (`ResponseUsage`), as returned; input_tokens counts the cached tokens too',
+  ),
+  AnthropicUsage: providerUsage(
+    { input_tokens: tokens, output_tokens: tokens, cache_creation_input_tokens: nullableTokens, cache_read_input_tokens: nullableTokens },
+    ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'],
+    "A Messages API `usage`, as returned; input_tokens leaves out cache reads and writes",
+  ),
+  AiSdkUsage: providerUsage(
+    {
+      inputTokens: tokens,
+      outputTokens: tokens,
+      totalTokens: tokens,
+      inputTokenDetails: { type: 'object', properties: { noCacheTokens: tokens, cacheReadTokens: tokens, cacheWriteTokens: tokens } },
+      cachedInputTokens: tokens,
+    },
+    ['inputTokenDetails'],
+    "The Vercel AI SDK's `usage` (`LanguageModelUsage`), as returned; inputTokens and outputTokens must be there (400 usage_incomplete)",
+  ),
+};
+const NewUsage: JsonSchema = {
+  oneOf: [ref('Usage'), ...Object.keys(USAGE_VARIANTS).map(ref)],
+  description: "The service's fields, or the provider's usage object passed whole; stored as `Usage`",
+};
+
 // ---- event data
+
+const STEP_FIELDS = {
+  finishReason: text(64, '`length` or `max_tokens` (a reply cut at its limit) makes the session a compaction candidate'),
+  contextSeq: count(
+    'The headSeq of the context the call was sent with (GET .../context reports it); without it, the last event the client ' +
+      'itself appended before the step. Usage measured before the latest compaction, prune or archive is not trusted',
+  ),
+};
 
 const seq = count();
 const strings = { type: 'array', items: { type: 'string' } };
@@ -188,11 +245,7 @@ const DATA: Record<EventType, JsonSchema> = {
   'step.finished': object(
     {
       usage: ref('Usage'),
-      finishReason: text(64, '`length` or `max_tokens` (a reply cut at its limit) makes the session a compaction candidate'),
-      contextSeq: count(
-        'The headSeq of the context the call was sent with (GET .../context reports it); without it, the last event the client ' +
-          'itself appended before the step. Usage measured before the latest compaction, prune or archive is not trusted',
-      ),
+      ...STEP_FIELDS,
     },
     ['usage'],
   ),
@@ -251,6 +304,11 @@ const DATA: Record<EventType, JsonSchema> = {
   'session.config_changed': object({ patch: ref('SessionConfig') }, ['patch']),
   'pin.added': object({ pinId: { type: 'string' }, text: { type: 'string' } }, ['pinId', 'text']),
   'pin.removed': object({ pinId: { type: 'string' } }, ['pinId']),
+  'session.rewound': object(
+    { toSeq: count('What clients appended after this seq, up to this event, leaves the view; the log keeps it') },
+    ['toSeq'],
+    { description: 'POST .../rewind' },
+  ),
 };
 
 /** `message.added` → `MessageAdded` */
@@ -263,6 +321,7 @@ export const dataName = (type: EventType) => `${pascal(type)}Data`;
 /** The data a client sends where it differs from the stored one (the rest is appended as stored). */
 const NEW_DATA: Partial<Record<EventType, JsonSchema>> = {
   'message.added': object({ message: ref('NewMessage') }, ['message']),
+  'step.finished': object({ usage: ref('NewUsage'), ...STEP_FIELDS }, ['usage']),
   // The service fills auto=false, reason=manual: a client cannot fake an automatic compaction.
   'compaction.requested': object({ instructions: text(65536, 'Extra guidance for the summary') }, []),
 };
@@ -331,6 +390,8 @@ export const EVENT_SCHEMAS: Record<string, JsonSchema> = {
   NewMessage: union('role', Object.fromEntries(ROLES.map((role) => [role, newMessageName(role)]))),
   Message,
   Usage,
+  NewUsage,
+  ...USAGE_VARIANTS,
   Pin: object({ pinId: { type: 'string' }, text: { type: 'string' }, seq }, ['pinId', 'text', 'seq']),
   ...byName(EVENT_TYPES, dataName, (type) => DATA[type]),
   ...Object.fromEntries(Object.entries(NEW_DATA).map(([type, schema]) => [`New${dataName(type as EventType)}`, schema])),

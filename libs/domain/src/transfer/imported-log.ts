@@ -40,6 +40,8 @@ function assertPairedCalls(prefix: readonly Message[]): void {
  * - A prune or archive names only tool calls answered before it.
  * - A pin is removed only while in force, added only under a free id.
  * - A step's contextSeq is a seq before it.
+ * - A rewind's toSeq is a seq before it, not inside the range the pivot
+ *   before it covers.
  *
  * Held state is linear in the log: answered calls, markers, pin events.
  */
@@ -89,6 +91,14 @@ export class ImportedLogCheck {
         if (!this.pinsNow.delete(event.data.pinId)) throw logError(`pin ${JSON.stringify(event.data.pinId)} is not in force`);
         this.pinEvents.push(event);
         return;
+      case 'session.rewound': {
+        const { toSeq } = event.data;
+        if (toSeq < 1 || toSeq >= event.seq) throw logError(`data.toSeq ${toSeq} is not a seq before this rewind's`);
+        if (this.pivot && toSeq < this.pivot.coveredThroughSeq) {
+          throw logError(`data.toSeq ${toSeq} is inside the range the pivot before it covers (through seq ${this.pivot.coveredThroughSeq})`);
+        }
+        return;
+      }
       default:
         return;
     }

@@ -1,6 +1,7 @@
 import { Message, Part, StoredEvent, ToolResultPart } from '../events';
 import { CLEARED_TOOL_INPUT, prunedPlaceholder } from '../placeholders';
 import { ViewEntry } from './types';
+import { withoutRewound } from './rewind';
 import { MeasuredUsage, requestPointAfter, usageMeasuredSeq } from './usage-measure';
 
 /** The window folded: visible messages with prune and archive applied, plus what token accounting needs. */
@@ -42,8 +43,13 @@ export function replaceOutput(part: ToolResultPart, output: string): ToolResultP
   return replaced;
 }
 
-/** Folds window events (seq order) into view entries. Prune and archive apply to the whole window. */
-export function foldWindow(events: readonly StoredEvent[]): WindowFold {
+/**
+ * Folds window events (seq order) into view entries. Prune and archive apply
+ * to the whole window; a rewind takes out what clients appended in its range
+ * (withoutRewound) and, like a prune, makes a usage measured before it stale.
+ */
+export function foldWindow(allEvents: readonly StoredEvent[]): WindowFold {
+  const events = withoutRewound(allEvents);
   const entries: ViewEntry[] = [];
   const pruned = new Map<string, boolean>();
   const archived = new Set<string>();
@@ -90,6 +96,12 @@ export function foldWindow(events: readonly StoredEvent[]): WindowFold {
         lastUsage = { step: event, measuredSeq: usageMeasuredSeq(event, requestPoint) };
         if (sinceStep !== null) lastStepGrowth = sinceStep;
         sinceStep = 0;
+        break;
+      case 'session.rewound':
+        // What the usage before it measured is gone from the view; the step growth it saw too.
+        lastRewriteSeq = event.seq;
+        lastStepGrowth = null;
+        sinceStep = null;
         break;
       case 'session.created':
       case 'context.overflowed':

@@ -14,6 +14,8 @@ export { FITTED_NOTICE_KIND, fittedNotice, fitView } from './fit';
 export type { FittedView, ViewFit } from './fit';
 export { buildModelView, latestPivot, viewAt } from './model-view';
 export { foldWindow, isAgentVisible } from './fold';
+export { assertRewindable, rewoundRanges, sessionRewoundEvent, withoutRewound } from './rewind';
+export type { RewindTarget } from './rewind';
 export type { WindowFold } from './fold';
 export { normalizePairs } from './normalize';
 export type { NormalizedView, NormalizeOptions } from './normalize';

@@ -21,7 +21,8 @@ export interface MeasuredUsage {
 
 /** The latest point the client certainly read the context at, after `event`; folded over the log in seq order from 0. */
 export function requestPointAfter(point: number, event: StoredEvent): number {
-  if (event.type === 'step.finished') return event.seq;
+  // A rewind is asked by the client, which reads the context after it.
+  if (event.type === 'step.finished' || event.type === 'session.rewound') return event.seq;
   if (event.type !== 'message.added') return point;
   const { message } = event.data;
   return message.role === 'assistant' || message.metadata?.kind === AUTO_CONTINUE_KIND ? point : event.seq;

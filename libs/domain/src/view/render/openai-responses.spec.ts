@@ -1,8 +1,17 @@
+// Type-only imports, in a spec: prove the rendered items compile against the SDK the clients use.
+// eslint-disable-next-line no-restricted-imports
+import type { EasyInputMessage, ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
 import { FilePart } from '../../events';
 import { assistant, call, result, tool, user, viewOf } from '../testing/events';
 import { validateOpenAIResponsesInput } from '../validate';
 import { ANTHROPIC_OPENING_TEXT } from './anthropic';
-import { renderOpenAIResponses } from './openai-responses';
+import { renderOpenAIResponses, ResponsesInputItem } from './openai-responses';
+
+// Every item the renderer can emit, not only those of one example, is an SDK input item (a
+// compile-time check: `npm run typecheck` fails if the type drifts from the SDK's).
+type Assignable<A, B> = [A] extends [B] ? true : false;
+const everyItemIsAnSdkItem: Assignable<ResponsesInputItem, ResponseInputItem> = true;
+const assistantIsAnEasyInputMessage: Assignable<Extract<ResponsesInputItem, { role: 'assistant' }>, EasyInputMessage> = true;
 
 const image: FilePart = { type: 'file', mediaType: 'image/png', url: 'https://example.test/shot.png' };
 
@@ -17,29 +26,38 @@ describe('renderOpenAIResponses', () => {
       ],
       { system: 'be brief' },
     );
-    const items = renderOpenAIResponses(view);
+    // Typed as the SDK's input and request params, with no cast: the shape compiles against the real client.
+    const items = renderOpenAIResponses(view) satisfies ResponseInputItem[];
+    const request = { model: 'gpt-5.4', input: items, store: false } satisfies ResponseCreateParamsNonStreaming;
     expect(items).toEqual([
       { type: 'message', role: 'system', content: [{ type: 'input_text', text: 'be brief' }] },
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'list' }] },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'listing', annotations: [] }] },
+      { type: 'message', role: 'assistant', content: 'listing' },
       { type: 'function_call', call_id: 'c1', name: 'ls', arguments: '{"dir":"/"}' },
       { type: 'function_call_output', call_id: 'c1', output: 'a b' },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done', annotations: [] }] },
+      { type: 'message', role: 'assistant', content: 'done' },
     ]);
-    expect(validateOpenAIResponsesInput(items)).toEqual([]);
+    expect(validateOpenAIResponsesInput(request.input)).toEqual([]);
+    expect(everyItemIsAnSdkItem && assistantIsAnEasyInputMessage).toBe(true);
   });
 
-  // The openai SDK (openai@6, resources/responses/responses.d.ts, `ResponseOutputText`) declares
-  // `annotations` required on every output_text part; strict Responses backends reject a part without it.
-  it('gives every output_text part annotations: [], file notes included', () => {
-    // given an assistant turn with text and a file
+  // The openai SDK (openai@7, resources/responses/responses.d.ts) types an assistant message in the
+  // input either as `EasyInputMessage` (string or input_* parts) or as `ResponseOutputMessage`
+  // (output_text parts, with the `id` and `status` of an item the API made; unknown ids are refused
+  // when store is false). The API refuses input_* parts on assistant messages, so: string content.
+  it('renders assistant text as EasyInputMessages with string content, one per part, with no id', () => {
+    // given an assistant turn with text, a file and more text
     const file: FilePart = { type: 'file', mediaType: 'image/png', url: 'https://example.test/a.png', filename: 'a.png' };
-    const view = viewOf([user('u1', 'draw'), assistant('a1', 'here', file, 'and more')]);
+    const view = viewOf([user('u1', 'draw'), assistant('a1', 'here', file, 'and more', call('c1', 'draw'))]);
     // when
-    const parts = renderOpenAIResponses(view).flatMap((item) => (item.type === 'message' && item.role === 'assistant' ? item.content : []));
-    // then
-    expect(parts).toHaveLength(3);
-    for (const part of parts) expect(part).toEqual({ type: 'output_text', text: expect.any(String), annotations: [] });
+    const assistantItems = renderOpenAIResponses(view).filter((item) => item.type === 'message' && item.role === 'assistant');
+    // then: each part its own message, in order, the file as its note, and no item carries an id
+    expect(assistantItems).toEqual([
+      { type: 'message', role: 'assistant', content: 'here' },
+      { type: 'message', role: 'assistant', content: expect.stringContaining('a.png') },
+      { type: 'message', role: 'assistant', content: 'and more' },
+    ]);
+    for (const item of renderOpenAIResponses(view)) expect(item).not.toHaveProperty('id');
   });
 
   it('carries result attachments in the output item', () => {

@@ -10,17 +10,17 @@ export type ResponsesInputContent =
   | { type: 'input_file'; filename?: string; file_data?: string; file_url?: string };
 
 /**
- * An assistant message's content part. `annotations` is required: the
- * `openai` SDK's `ResponseOutputText` type declares it, and strict Responses
- * backends refuse an output_text without it.
+ * Input items. An assistant message is the SDK's `EasyInputMessage` with its
+ * text as a string: the API takes it as the assistant's output text. The
+ * other assistant shape, `ResponseOutputMessage` (`output_text` parts), needs
+ * the `id` and `status` of an item the API produced and, with `store: false`,
+ * refuses ids it does not know; `input_text` parts are refused on assistant
+ * messages ("Supported values are: 'output_text' and 'refusal'"). So each
+ * text part is one such message, as `@ai-sdk/openai` sends assistant text.
  */
-export type ResponsesOutputContent = { type: 'output_text'; text: string; annotations: [] };
-
-const outputText = (text: string): ResponsesOutputContent => ({ type: 'output_text', text, annotations: [] });
-
 export type ResponsesInputItem =
   | { type: 'message'; role: 'system' | 'user'; content: ResponsesInputContent[] }
-  | { type: 'message'; role: 'assistant'; content: ResponsesOutputContent[] }
+  | { type: 'message'; role: 'assistant'; content: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string | ResponsesInputContent[] };
 
@@ -59,17 +59,18 @@ function messageItems(message: Message): ResponsesInputItem[] {
   }
 }
 
+/** One assistant message per text (and file note), in order, then the calls. */
 function assistantItems(message: Message): ResponsesInputItem[] {
-  const content = message.parts.flatMap((part): ResponsesOutputContent[] => {
-    if (part.type === 'text') return part.text ? [outputText(part.text)] : [];
-    return part.type === 'file' ? [outputText(fileNote(part))] : [];
+  const texts = message.parts.flatMap((part): ResponsesInputItem[] => {
+    const text = part.type === 'text' ? part.text : part.type === 'file' ? fileNote(part) : '';
+    return text ? [{ type: 'message', role: 'assistant', content: text }] : [];
   });
   const calls = message.parts.flatMap((part): ResponsesInputItem[] =>
     part.type === 'tool_call'
       ? [{ type: 'function_call', call_id: part.callId, name: part.name, arguments: callArguments(part.input) }]
       : [],
   );
-  return content.length > 0 ? [{ type: 'message', role: 'assistant', content }, ...calls] : calls;
+  return [...texts, ...calls];
 }
 
 function outputItem(part: ToolResultPart): ResponsesInputItem {

@@ -73,6 +73,8 @@ export const unpinned = (pinId: string): EventDraft => ({ type: 'pin.removed', d
 
 export const aborted = (): EventDraft => ({ type: 'turn.aborted', data: { reason: 'user' } });
 
+export const rewound = (toSeq: number): EventDraft => ({ type: 'session.rewound', data: { toSeq } });
+
 export const pruned = (callIds: string[], clearInputs = false): EventDraft => ({
   type: 'tool_outputs.pruned',
   data: { callIds, tokensFreed: 0, policy: {}, ...(clearInputs ? { clearInputs } : {}) },

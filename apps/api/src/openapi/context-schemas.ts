@@ -1,0 +1,184 @@
+import type { ContextFormat, JsonSchema } from '@app/domain';
+
+/**
+ * The context's `messages` in each format, as component schemas: the shapes
+ * the domain's renderers emit (libs/domain/src/view/render), which are
+ * subsets of the provider SDKs' request types. Every variant names its
+ * `role` or `type` with a `const`, so a generated client narrows a union by
+ * it, and `Context` is a `oneOf` by `format`. Objects stay open (no
+ * `additionalProperties: false`): a field added later is no breaking change.
+ * `context-schemas.spec.ts` validates random renders of every format against
+ * them, and every e2e read of a context is checked against the document.
+ */
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const str: JsonSchema = { type: 'string' };
+const constant = (value: string): JsonSchema => ({ type: 'string', const: value });
+const object = (properties: Record<string, JsonSchema>, optional: readonly string[] = [], extra: JsonSchema = {}): JsonSchema => ({
+  type: 'object',
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
+  properties,
+  ...extra,
+});
+const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+const oneOf = (...schemas: JsonSchema[]): JsonSchema => ({ oneOf: schemas });
+const describe = (schema: JsonSchema, description: string): JsonSchema => ({ ...schema, description });
+const jsonObject: JsonSchema = { type: 'object', additionalProperties: true };
+
+// ------------------------------------------------------------------ OpenAI Chat Completions
+
+const OpenAIChatTextPart = object({ type: constant('text'), text: str });
+const OpenAIChatContentPart = oneOf(
+  ref('OpenAIChatTextPart'),
+  object({ type: constant('image_url'), image_url: object({ url: describe(str, 'An http(s) or data: URL') }) }),
+  object({ type: constant('file'), file: object({ filename: str, file_data: describe(str, 'A data: URL') }, ['filename']) }),
+);
+const OpenAIChatMessage = describe(
+  oneOf(
+    object({ role: constant('system'), content: str }),
+    object({ role: constant('user'), content: oneOf(str, arrayOf(ref('OpenAIChatContentPart'))) }),
+    object(
+      {
+        role: constant('assistant'),
+        content: oneOf(str, arrayOf(ref('OpenAIChatTextPart')), { type: 'null' }),
+        tool_calls: arrayOf(object({ id: str, type: constant('function'), function: object({ name: str, arguments: describe(str, 'JSON text') }) })),
+      },
+      ['tool_calls'],
+    ),
+    object({ role: constant('tool'), tool_call_id: str, content: str }),
+  ),
+  'A Chat Completions message (`ChatCompletionMessageParam` of the openai SDK)',
+);
+
+// ------------------------------------------------------------------ OpenAI Responses
+
+const OpenAIResponsesInputContent = oneOf(
+  object({ type: constant('input_text'), text: str }),
+  object({ type: constant('input_image'), image_url: describe(str, 'An http(s) or data: URL'), detail: { type: 'string', enum: ['auto', 'low', 'high'] } }),
+  object({ type: constant('input_file'), filename: str, file_data: describe(str, 'A data: URL'), file_url: str }, ['filename', 'file_data', 'file_url']),
+);
+const OpenAIResponsesItem = describe(
+  oneOf(
+    object({ type: constant('message'), role: { type: 'string', enum: ['system', 'user'] }, content: arrayOf(ref('OpenAIResponsesInputContent')) }),
+    describe(
+      object({ type: constant('message'), role: constant('assistant'), content: describe(str, "The assistant's text") }),
+      'An assistant message as the SDK\'s `EasyInputMessage`: string content, no item id',
+    ),
+    object({ type: constant('function_call'), call_id: str, name: str, arguments: describe(str, 'JSON text') }),
+    object({ type: constant('function_call_output'), call_id: str, output: oneOf(str, arrayOf(ref('OpenAIResponsesInputContent'))) }),
+  ),
+  'A Responses API input item (`ResponseInputItem` of the openai SDK), for `responses.create({ input })`',
+);
+
+// ------------------------------------------------------------------ Anthropic Messages
+
+const cacheable = { cache_control: ref('AnthropicCacheControl') };
+const CACHEABLE = ['cache_control'];
+const AnthropicCacheControl = describe(
+  object({ type: constant('ephemeral'), ttl: constant('1h') }, ['ttl']),
+  'A prompt-cache breakpoint (no `ttl`: 5 minutes)',
+);
+const anthropicSource = (mediaTypes: string[]): JsonSchema =>
+  oneOf(
+    object({ type: constant('base64'), media_type: { type: 'string', enum: mediaTypes }, data: describe(str, 'Base64') }),
+    object({ type: constant('url'), url: str }),
+  );
+const AnthropicTextBlock = object({ type: constant('text'), text: str, ...cacheable }, CACHEABLE);
+const AnthropicImageBlock = object({ type: constant('image'), source: anthropicSource(['image/jpeg', 'image/png', 'image/gif', 'image/webp']), ...cacheable }, CACHEABLE);
+const AnthropicDocumentBlock = object({ type: constant('document'), source: anthropicSource(['application/pdf']), ...cacheable }, CACHEABLE);
+const AnthropicContentBlock = oneOf(
+  ref('AnthropicTextBlock'),
+  ref('AnthropicImageBlock'),
+  ref('AnthropicDocumentBlock'),
+  object({ type: constant('tool_use'), id: str, name: str, input: jsonObject, ...cacheable }, CACHEABLE),
+  object(
+    {
+      type: constant('tool_result'),
+      tool_use_id: str,
+      content: oneOf(str, arrayOf(oneOf(ref('AnthropicTextBlock'), ref('AnthropicImageBlock'), ref('AnthropicDocumentBlock')))),
+      is_error: { type: 'boolean' },
+      ...cacheable,
+    },
+    ['content', 'is_error', ...CACHEABLE],
+  ),
+);
+const AnthropicMessage = describe(
+  object({ role: { type: 'string', enum: ['user', 'assistant'] }, content: arrayOf(ref('AnthropicContentBlock')) }),
+  'A Messages API message (`MessageParam` of @anthropic-ai/sdk)',
+);
+
+// ------------------------------------------------------------------ Vercel AI SDK
+
+const AiSdkTextPart = object({ type: constant('text'), text: str });
+const AiSdkMessage = describe(
+  oneOf(
+    object({
+      role: constant('user'),
+      content: arrayOf(oneOf(ref('AiSdkTextPart'), object({ type: constant('file'), mediaType: str, data: describe(str, 'Base64 or a URL'), filename: str }, ['filename']))),
+    }),
+    object({
+      role: constant('assistant'),
+      content: arrayOf(
+        oneOf(
+          ref('AiSdkTextPart'),
+          object({ type: constant('reasoning'), text: str }),
+          object({ type: constant('tool-call'), toolCallId: str, toolName: str, input: jsonObject }),
+        ),
+      ),
+    }),
+    object({
+      role: constant('tool'),
+      content: arrayOf(
+        object({
+          type: constant('tool-result'),
+          toolCallId: str,
+          toolName: str,
+          output: oneOf(
+            object({ type: constant('text'), value: str }),
+            object({ type: constant('error-text'), value: str }),
+            object({
+              type: constant('content'),
+              value: arrayOf(
+                oneOf(
+                  ref('AiSdkTextPart'),
+                  object({ type: constant('file-data'), mediaType: str, data: describe(str, 'Base64'), filename: str }, ['filename']),
+                  object({ type: constant('file-url'), url: str, mediaType: str }),
+                ),
+              ),
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
+  'A Vercel AI SDK `ModelMessage`',
+);
+
+/** The components the context's variants refer to. */
+export const CONTEXT_MESSAGE_SCHEMAS: Record<string, JsonSchema> = {
+  OpenAIChatTextPart,
+  OpenAIChatContentPart,
+  OpenAIChatMessage,
+  OpenAIResponsesInputContent,
+  OpenAIResponsesItem,
+  AnthropicCacheControl,
+  AnthropicTextBlock,
+  AnthropicImageBlock,
+  AnthropicDocumentBlock,
+  AnthropicContentBlock,
+  AnthropicMessage,
+  AiSdkTextPart,
+  AiSdkMessage,
+};
+
+/** Each format's context: the shared fields, `format` as a const, and its own `system` and `messages`. */
+export const CONTEXT_VARIANTS = {
+  neutral: { name: 'NeutralContext', messages: ref('Message'), system: undefined },
+  openai: { name: 'OpenAIChatContext', messages: ref('OpenAIChatMessage'), system: undefined },
+  'openai-responses': { name: 'OpenAIResponsesContext', messages: ref('OpenAIResponsesItem'), system: undefined },
+  anthropic: {
+    name: 'AnthropicContext',
+    messages: ref('AnthropicMessage'),
+    system: describe(oneOf(str, arrayOf(ref('AnthropicTextBlock'))), 'The system prompt: a string, or with `cacheBreakpoints` one text block carrying `cache_control`; absent when there is none'),
+  },
+  'ai-sdk': { name: 'AiSdkContext', messages: ref('AiSdkMessage'), system: describe(str, "generateText's `instructions`; absent when there is none") },
+} satisfies Record<ContextFormat, { name: string; messages: JsonSchema; system: JsonSchema | undefined }>;
