@@ -26,6 +26,7 @@ export { requestPointAfter, usageMeasuredSeq } from './usage-measure';
 export type { MeasuredUsage } from './usage-measure';
 export type { ViewTokensInput } from './tokens';
 export * from './render';
+export * from './parse';
 export * from './validate';
 export { CACHE_PRICES, cacheReport, cacheTraceOf, costsOfCommitted, rewritePrice, windowCacheRatios } from './cache-cost';
 export type { CacheRatios, CacheReport, CacheTraceEvent, RewriteCacheCost, RewriteKind } from './cache-cost';

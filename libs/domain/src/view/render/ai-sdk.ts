@@ -1,6 +1,6 @@
 import { FilePart, Message, Part, ToolResultPart } from '../../events';
 import { ANTHROPIC_OPENING_TEXT, toolInput, ToolUseIds } from './anthropic';
-import { fileNote, textsOf } from './media';
+import { fileNote, systemReminder, textsOf } from './media';
 import { RenderableView } from './renderable-view';
 
 /**
@@ -78,7 +78,7 @@ function messageOf(message: Message, calls: CallNames): AiSdkMessage[] {
   switch (message.role) {
     case 'system': {
       const text = textsOf(message).join('\n\n');
-      return isPresent(text) ? [{ role: 'user', content: [{ type: 'text', text: `<system-reminder>\n${text}\n</system-reminder>` }] }] : [];
+      return isPresent(text) ? [{ role: 'user', content: [{ type: 'text', text: systemReminder(text) }] }] : [];
     }
     case 'user': {
       const content = message.parts.flatMap((part): Array<AiSdkTextPart | AiSdkFilePart> => {

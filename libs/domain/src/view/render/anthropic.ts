@@ -1,5 +1,5 @@
 import { FilePart, Message, Part, ToolResultPart } from '../../events';
-import { fileNote, isPdf, textsOf } from './media';
+import { fileNote, isPdf, systemReminder, textsOf } from './media';
 import { RenderableView } from './renderable-view';
 
 /** Messages API shapes (the subset we emit), kept here so the domain needs no SDK. */
@@ -144,7 +144,7 @@ function isPresent(text: string): boolean {
 function messageBlocks(message: Message, ids: ToolUseIds): AnthropicContentBlock[] {
   if (message.role === 'system') {
     const text = textsOf(message).join('\n\n');
-    return isPresent(text) ? [{ type: 'text', text: `<system-reminder>\n${text}\n</system-reminder>` }] : [];
+    return isPresent(text) ? [{ type: 'text', text: systemReminder(text) }] : [];
   }
   return message.parts.flatMap((part) => partBlocks(part, ids));
 }

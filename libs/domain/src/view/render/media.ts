@@ -30,3 +30,11 @@ export function textsOf(message: Message): string[] {
 export function callArguments(input: unknown): string {
   return JSON.stringify(input ?? {});
 }
+
+/**
+ * A system message after the conversation began, as user text: the Anthropic
+ * and AI SDK shapes have no system turns, the tag tells the model who speaks.
+ */
+export function systemReminder(text: string): string {
+  return `<system-reminder>\n${text}\n</system-reminder>`;
+}

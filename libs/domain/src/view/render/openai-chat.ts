@@ -110,5 +110,10 @@ function userFilePart(part: FilePart): OpenAIChatContentPart {
 
 function attachmentParts(part: ToolResultPart): OpenAIChatContentPart[] {
   if (!part.attachments?.length) return [];
-  return [{ type: 'text', text: `[attachments of tool call ${part.callId}]` }, ...part.attachments.map(userFilePart)];
+  return [{ type: 'text', text: attachmentsHeader(part.callId) }, ...part.attachments.map(userFilePart)];
+}
+
+/** Heads a result's attachments in the user message after the tool messages (parseOpenAIChat puts them back on the result). */
+export function attachmentsHeader(callId: string): string {
+  return `[attachments of tool call ${callId}]`;
 }
