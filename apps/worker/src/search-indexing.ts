@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { sessionsBehindSearch } from '@app/event-store';
 import { indexSessionForSearch } from '@app/maintenance';
-import { ChannelSubscriber, JobDispatcher, JobName, searchNoticesChannel, SessionHead, SessionJobData, sessionJobId } from '@app/queue';
+import { ChannelSubscriber, JobDispatcher, JobName, parseSessionHead, QuietWindows, searchNoticesChannel, SessionJobData, sessionJobId } from '@app/queue';
 import { OutboxMessage } from '@app/event-store';
 import { DutyCycle } from './duty-cycle';
 
@@ -11,8 +11,6 @@ import { DutyCycle } from './duty-cycle';
 const MAX_PAUSE_MS = 10_000;
 /** Sessions enqueued per sweep batch. */
 const SWEEP_BATCH = 1000;
-/** Sessions whose last trigger this process remembers; older entries are forgotten first. */
-const REMEMBERED = 50_000;
 
 const indexMessage = (tenantId: string, sessionId: string, discriminator: string | number): OutboxMessage => {
   const payload: SessionJobData = { tenantId, sessionId };
@@ -27,7 +25,7 @@ const indexMessage = (tenantId: string, sessionId: string, discriminator: string
 /**
  * Search indexing runs off the append path: with the new head it publishes
  * for live streams, the API publishes a search notice, at most one per
- * session per SEARCH_INDEX_DELAY_MS (SearchNoticeThrottle; nothing is
+ * session per SEARCH_INDEX_DELAY_MS (QuietWindows; nothing is
  * written or awaited per append); compaction and prune publish one with
  * every head. Each worker hears the notices and enqueues the session's
  * index job SEARCH_INDEX_DELAY_MS later, deduplicated per session (one
@@ -48,8 +46,8 @@ const indexMessage = (tenantId: string, sessionId: string, discriminator: string
 @Injectable()
 export class SearchIndexing {
   private readonly logger = new Logger(SearchIndexing.name);
-  /** Per `tenantId/sessionId`, until when the run this process enqueued may still be waiting. */
-  private readonly waiting = new Map<string, number>();
+  /** Sessions whose run this process enqueued may still be waiting. */
+  private readonly waiting: QuietWindows;
   private readonly pacing: DutyCycle;
 
   constructor(
@@ -59,6 +57,7 @@ export class SearchIndexing {
     subscriber: ChannelSubscriber,
   ) {
     this.pacing = new DutyCycle(config.search.indexDuty, MAX_PAUSE_MS);
+    this.waiting = new QuietWindows(Math.max(config.search.indexDelayMs, config.search.sweepIntervalMs));
     subscriber.listen(
       searchNoticesChannel(config.redis.namespace),
       (text) => this.heard(text),
@@ -68,29 +67,18 @@ export class SearchIndexing {
   }
 
   private heard(text: string): void {
-    let head: SessionHead;
-    try {
-      head = JSON.parse(text) as SessionHead;
-    } catch {
-      return;
-    }
-    if (typeof head?.tenantId !== 'string' || typeof head.sessionId !== 'string' || !Number.isInteger(head.headSeq)) return;
-    const key = `${head.tenantId}/${head.sessionId}`;
-    const now = Date.now();
-    if ((this.waiting.get(key) ?? 0) > now) return;
-    this.waiting.delete(key);
-    this.waiting.set(key, now + Math.max(this.config.search.indexDelayMs, this.config.search.sweepIntervalMs));
-    if (this.waiting.size > REMEMBERED) this.waiting.delete(this.waiting.keys().next().value!);
+    const head = parseSessionHead(text);
+    if (!head || !this.waiting.due(head)) return;
     this.dispatcher
       .dispatch(indexMessage(head.tenantId, head.sessionId, head.headSeq), { delayMs: this.config.search.indexDelayMs })
-      .catch(() => this.waiting.delete(key));
+      .catch(() => this.waiting.forget(head));
   }
 
   /** The index job (its own queue, one at a time): the session's events after its progress, paced to its share. */
   async index(data: SessionJobData, signal?: AbortSignal): Promise<{ sessionId: string; indexedSeq: number | null }> {
     const indexedSeq = await this.pacing.run(() => {
       // From here on a new head needs a new run: this one may have read the head already.
-      this.waiting.delete(`${data.tenantId}/${data.sessionId}`);
+      this.waiting.forget(data);
       return indexSessionForSearch(this.db, data.tenantId, data.sessionId);
     }, signal);
     return { sessionId: data.sessionId, indexedSeq };

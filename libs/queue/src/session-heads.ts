@@ -12,7 +12,7 @@ export const sessionHeadsChannel = (namespace: string) => `${namespace}:session-
 
 /**
  * What the search indexer hears: a session's heads, thinned by
- * SearchNoticeThrottle. Not the heads channel itself: a worker woken by
+ * QuietWindows (one per SEARCH_INDEX_DELAY_MS). Not the heads channel itself: a worker woken by
  * every append spent more CPU on the wake-ups than on indexing.
  */
 export const searchNoticesChannel = (namespace: string) => `${namespace}:search-notices`;
@@ -29,14 +29,27 @@ export function publishSessionHead(redis: RedisClient, namespace: string, head: 
   if (notifySearch) redis.publish(searchNoticesChannel(namespace), text).catch(() => undefined);
 }
 
+/** A head as a message carries it; null for anything else. */
+export function parseSessionHead(text: string): SessionHead | null {
+  try {
+    const head = JSON.parse(text) as SessionHead;
+    return typeof head?.tenantId === 'string' && typeof head.sessionId === 'string' && Number.isInteger(head.headSeq) ? head : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Which heads the search indexer needs: a session's first, then none for
- * `windowMs` (SEARCH_INDEX_DELAY_MS). The index run a notice starts begins
- * at least `windowMs` after it and reads the head then, so the heads held
- * back meanwhile are covered by it. Forgetting a session (the oldest go
- * first beyond `remembered`) only sends one notice more.
+ * Per session, whether a head calls for action: its first does, then none
+ * for `windowMs` unless the session is forgotten first. The API sends a
+ * search notice only on such heads (window SEARCH_INDEX_DELAY_MS: the index
+ * run a notice starts begins at least that long after it and reads the head
+ * then, so the heads held back meanwhile are covered); the worker enqueues
+ * an index run only on such notices, and forgets the session when its run
+ * starts. Forgetting a session (the oldest go first beyond `remembered`)
+ * only lets one head more through.
  */
-export class SearchNoticeThrottle {
+export class QuietWindows {
   private readonly quietUntil = new Map<string, number>();
 
   constructor(
@@ -53,5 +66,9 @@ export class SearchNoticeThrottle {
     this.quietUntil.set(key, now + this.windowMs);
     if (this.quietUntil.size > this.remembered) this.quietUntil.delete(this.quietUntil.keys().next().value!);
     return true;
+  }
+
+  forget(head: Pick<SessionHead, 'tenantId' | 'sessionId'>): void {
+    this.quietUntil.delete(`${head.tenantId}/${head.sessionId}`);
   }
 }

@@ -1,18 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { ChannelSubscriber, PRODUCER_REDIS, publishSessionHead, RedisClient, SearchNoticeThrottle, SessionHead, sessionHeadsChannel } from '@app/queue';
+import { ChannelSubscriber, parseSessionHead, PRODUCER_REDIS, publishSessionHead, QuietWindows, RedisClient, SessionHead, sessionHeadsChannel } from '@app/queue';
 
 /** A stream's wake-up: the new head when a message said so, null after a gap in the subscription (anything may have been missed). */
 export type Wake = (headSeq: number | null) => void;
-
-function parse(text: string): SessionHead | null {
-  try {
-    const head = JSON.parse(text) as SessionHead;
-    return typeof head?.tenantId === 'string' && typeof head.sessionId === 'string' && Number.isInteger(head.headSeq) ? head : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Session heads across API replicas and workers over Redis pub/sub, on the
@@ -25,7 +16,7 @@ export class SessionHeads {
   private readonly namespace: string;
   /** Per `tenantId/sessionId`, the open streams' wake-ups. */
   private readonly listeners = new Map<string, Set<Wake>>();
-  private readonly searchNotices: SearchNoticeThrottle;
+  private readonly searchNotices: QuietWindows;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -33,11 +24,11 @@ export class SessionHeads {
     subscriber: ChannelSubscriber,
   ) {
     this.namespace = config.redis.namespace;
-    this.searchNotices = new SearchNoticeThrottle(config.search.indexDelayMs);
+    this.searchNotices = new QuietWindows(config.search.indexDelayMs);
     subscriber.listen(
       sessionHeadsChannel(this.namespace),
       (text) => {
-        const head = parse(text);
+        const head = parseSessionHead(text);
         if (head) this.wake(head);
       },
       // Back after an outage: messages may have been lost, so every stream looks.
