@@ -17,3 +17,4 @@ export * from './fork';
 export * from './retention';
 export * from './schema';
 export * from './search';
+export * from './native';

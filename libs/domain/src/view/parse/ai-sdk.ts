@@ -16,11 +16,14 @@ import { NativeMessage, NativePart, NativeToolResultPart, reminderText, textPart
  * other than [a-zA-Z0-9_-] (sent with `_`); a call input that is not an
  * object (sent as `{input}`).
  */
-export function parseAiSdk(request: AiSdkRequest): NativeMessage[] {
+export function parseAiSdk(request: ParsableAiSdkRequest): NativeMessage[] {
   const out: NativeMessage[] = request.system ? [{ role: 'system', parts: [textPart(request.system)] }] : [];
-  for (const message of request.messages) out.push(messageOf(message, out));
+  for (const message of request.messages) out.push(message.role === 'system' ? { role: 'system', parts: [textPart(message.content)] } : messageOf(message, out));
   return withoutOpening(out);
 }
+
+/** A system message among the messages, as the SDK accepts when the caller opts in (the render puts none there). */
+export type ParsableAiSdkRequest = Omit<AiSdkRequest, 'messages'> & { messages: Array<AiSdkMessage | { role: 'system'; content: string }> };
 
 function messageOf(message: AiSdkMessage, before: readonly NativeMessage[]): NativeMessage {
   switch (message.role) {

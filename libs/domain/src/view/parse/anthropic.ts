@@ -17,7 +17,7 @@ import { fileOfUrl, NativeMessage, NativeToolResultPart, nameOf, pushPart, remin
  * characters other than [a-zA-Z0-9_-] (sent with `_`); a call input that is
  * not an object (sent as `{input}`).
  */
-export function parseAnthropic(request: AnthropicRequest): NativeMessage[] {
+export function parseAnthropic(request: ParsableAnthropicRequest): NativeMessage[] {
   const system = typeof request.system === 'string' ? request.system : request.system?.map((block) => block.text).join('\n\n');
   const out: NativeMessage[] = system ? [{ role: 'system', parts: [textPart(system)] }] : [];
   const names = new Map<string, string>();
@@ -27,8 +27,17 @@ export function parseAnthropic(request: AnthropicRequest): NativeMessage[] {
   return withoutOpening(out);
 }
 
-function add(out: NativeMessage[], role: 'user' | 'assistant', block: AnthropicContentBlock, names: Map<string, string>): void {
+/** A thinking block's text, as a native append reads it (the render sends no thinking: it needs the provider's signature). */
+export type AnthropicThinkingBlock = { type: 'thinking'; thinking: string };
+export type ParsableAnthropicRequest = Omit<AnthropicRequest, 'messages'> & {
+  messages: Array<{ role: 'user' | 'assistant'; content: Array<AnthropicContentBlock | AnthropicThinkingBlock> }>;
+};
+
+function add(out: NativeMessage[], role: 'user' | 'assistant', block: AnthropicContentBlock | AnthropicThinkingBlock, names: Map<string, string>): void {
   switch (block.type) {
+    case 'thinking':
+      pushPart(out, 'assistant', { type: 'reasoning', text: block.thinking });
+      break;
     case 'text': {
       const reminder = role === 'user' ? reminderText(block.text, out) : undefined;
       if (reminder === undefined) pushPart(out, role, textPart(block.text));

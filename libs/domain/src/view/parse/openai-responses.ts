@@ -15,7 +15,7 @@ import { fileOfUrl, NativeMessage, NativePart, NativeToolResultPart, nameOf, par
  * as `{}`). Consecutive results become one tool message, consecutive texts of
  * an assistant one message.
  */
-export function parseOpenAIResponses(items: readonly ResponsesInputItem[]): NativeMessage[] {
+export function parseOpenAIResponses(items: readonly (ResponsesInputItem | ResponsesReasoningItem)[]): NativeMessage[] {
   const names = new Map<string, string>();
   const out: NativeMessage[] = [];
   for (const item of items) {
@@ -25,11 +25,12 @@ export function parseOpenAIResponses(items: readonly ResponsesInputItem[]): Nati
           out.push({ role: item.role, parts: item.content.map(contentPart) });
           break;
         }
-        const last = out.at(-1);
-        if (last?.role === 'assistant' && !last.parts.some((part) => part.type === 'tool_call')) last.parts.push(textPart(item.content));
-        else out.push({ role: 'assistant', parts: [textPart(item.content)] });
+        pushAssistantText(out, textPart(item.content));
         break;
       }
+      case 'reasoning':
+        pushAssistantText(out, { type: 'reasoning', text: item.text });
+        break;
       case 'function_call':
         names.set(item.call_id, item.name);
         pushPart(out, 'assistant', { type: 'tool_call', callId: item.call_id, name: item.name, input: parseArguments(item.arguments) });
@@ -40,6 +41,16 @@ export function parseOpenAIResponses(items: readonly ResponsesInputItem[]): Nati
     }
   }
   return withoutOpening(out);
+}
+
+/** A reasoning item's summary, as a native append reads it (the render sends no reasoning). */
+export type ResponsesReasoningItem = { type: 'reasoning'; text: string };
+
+/** Texts and reasoning join the assistant message until it has a call: the render puts a message's texts before its calls. */
+function pushAssistantText(out: NativeMessage[], part: NativePart): void {
+  const last = out.at(-1);
+  if (last?.role === 'assistant' && !last.parts.some((candidate) => candidate.type === 'tool_call')) last.parts.push(part);
+  else out.push({ role: 'assistant', parts: [part] });
 }
 
 /** The render sends a result with attachments as its output text, then the files. */
