@@ -20,6 +20,7 @@ import { CompactionsService } from './compactions/compactions.service';
 import { ContextController } from './context/context.controller';
 import { ContextService } from './context/context.service';
 import { EventsController } from './events/events.controller';
+import { MessagesController } from './events/messages.controller';
 import { EventsService } from './events/events.service';
 import { EventsStreamController } from './events/events-stream.controller';
 import { SessionHeads } from './events/events-stream.heads';
@@ -54,7 +55,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, RewindController, TransferController, SearchController],
+      controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, MessagesController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, RewindController, TransferController, SearchController],
       providers: [
         CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         JsonBodyReader, ReadJsonBody, Draining,

@@ -28,7 +28,7 @@ const APPEND_EXAMPLES = {
 };
 
 /** The events a 201 appended, readable from the log: its Location header. */
-function appendedLocation(sessionId: string, body: unknown): string {
+export function appendedLocation(sessionId: string, body: unknown): string {
   const [first] = (body as { events: Array<{ seq: number }> }).events;
   return `/v1/sessions/${encodeURIComponent(sessionId)}/events?afterSeq=${first.seq - 1}`;
 }

@@ -11,6 +11,7 @@ import {
   eventTokens,
   hasToolResults,
   parseAppendBatch,
+  nativeAppendRequest,
   referencedCallIds,
   versionConflict,
 } from '@app/domain';
@@ -82,8 +83,18 @@ export class EventsService {
 
   /** Appends a client batch (POST .../events): the domain validates it strictly, then appendBatch. */
   async append(tenantId: string, sessionId: string, body: unknown, idempotencyKey?: string) {
-    const batch = parseAppendBatch(body, randomUUID, this.config.limits.maxEventsPerAppend);
-    const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/events`, body);
+    return this.appendRequest(tenantId, sessionId, 'events', body, body, idempotencyKey);
+  }
+
+  /** Appends a provider's messages and response object (POST .../messages) as the batch they stand for. */
+  async appendNative(tenantId: string, sessionId: string, body: unknown, idempotencyKey?: string) {
+    return this.appendRequest(tenantId, sessionId, 'messages', body, nativeAppendRequest(body), idempotencyKey);
+  }
+
+  /** An Idempotency-Key's fingerprint is the body as sent, whichever shape it had. */
+  private appendRequest(tenantId: string, sessionId: string, route: string, body: unknown, request: unknown, idempotencyKey?: string) {
+    const batch = parseAppendBatch(request, randomUUID, this.config.limits.maxEventsPerAppend);
+    const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/${route}`, body);
     return this.appendBatch(tenantId, sessionId, batch, { idempotencyKey, fingerprint });
   }
 

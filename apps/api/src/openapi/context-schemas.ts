@@ -1,4 +1,4 @@
-import type { ContextFormat, JsonSchema } from '@app/domain';
+import { type ContextFormat, type JsonSchema, NATIVE_FORMATS } from '@app/domain';
 
 /**
  * The context's `messages` in each format, as component schemas: the shapes
@@ -152,6 +152,36 @@ const AiSdkMessage = describe(
   ),
   'A Vercel AI SDK `ModelMessage`',
 );
+
+/**
+ * POST …/messages: the formats' shapes for writing, as their SDKs type them.
+ * They are wider than the renders' (a `developer` message, string content,
+ * output messages with ids, a response object whole), so the items are open
+ * objects here, described by their SDK type; the domain reads each format
+ * (libs/domain/src/native) and answers a shape it cannot hold with the path.
+ */
+export const NativeAppendRequest: JsonSchema = {
+  type: 'object',
+  required: ['format'],
+  additionalProperties: false,
+  properties: {
+    format: { type: 'string', enum: [...NATIVE_FORMATS], description: 'The SDK shapes of `messages` and `response`: the formats of GET …/context but `neutral`' },
+    messages: describe(
+      oneOf(arrayOf(jsonObject), jsonObject),
+      'What the client sent the model this step that the log lacks (the user turn, the tool results), one message.added each: `openai` Chat Completions messages (`ChatCompletionMessageParam[]`); `openai-responses` input items (`ResponseInputItem[]`, a Response\'s `output` included); `anthropic` `MessageParam[]`, or a request `{system, messages}`; `ai-sdk` `ModelMessage[]` (system messages included). Appended before `response`',
+    ),
+    response: describe(
+      jsonObject,
+      "The SDK's response object whole: a `ChatCompletion` (one choice), a Responses `Response`, an Anthropic `Message`, an AI SDK `generateText` result or `onStepFinish` step (`response.messages`, `usage`, `finishReason`). Its assistant messages, then step.finished with its usage as the provider reported it (none without usage) and its finish reason",
+    ),
+    contextSeq: {
+      type: 'integer',
+      minimum: 0,
+      description: "step.finished's contextSeq: the headSeq of the context the call was sent with. Not with `messages` (sent with the call too): the service infers it then",
+    },
+    expectedSeq: { type: 'integer', minimum: 0, description: 'The head this append expects, as in POST …/events: another writer in between is a 409' },
+  },
+};
 
 /** The components the context's variants refer to. */
 export const CONTEXT_MESSAGE_SCHEMAS: Record<string, JsonSchema> = {

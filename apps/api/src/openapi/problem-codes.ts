@@ -11,7 +11,7 @@ export const PROBLEM_CODES = [
   // 400: appends.
   'invalid_event', 'unknown_event_type', 'reserved_event_type', 'too_many_events', 'duplicate_event_id', 'event_out_of_order',
   'unknown_role', 'invalid_part', 'duplicate_tool_call_id', 'duplicate_tool_result', 'unknown_tool_call', 'unknown_output_ref',
-  'output_ref_mismatch', 'invalid_fork_seq', 'unknown_model', 'usage_incomplete', 'invalid_rewind_seq',
+  'output_ref_mismatch', 'invalid_fork_seq', 'unknown_model', 'usage_incomplete', 'invalid_rewind_seq', 'invalid_native_message', 'empty_batch',
   // 400: tool outputs and their tools.
   'unknown_tool', 'missing_argument', 'invalid_tool_arguments', 'invalid_pattern', 'pattern_too_long',
   // 400: imports.
@@ -25,7 +25,7 @@ export const PROBLEM_CODES = [
   'upload_idle_timeout', 'session_exists', 'session_archived', 'version_conflict', 'partial_duplicate', 'rewind_behind_pivot',
   // 413, 415, 422.
   'body_too_large', 'tool_output_too_large', 'quota_exceeded', 'pin_budget_exceeded', 'unsupported_encoding', 'unsupported_media_type',
-  'event_id_reused', 'idempotency_key_reused',
+  'event_id_reused', 'idempotency_key_reused', 'unsupported_native_item',
   // 429.
   'tenant_rate_limited', 'tenant_byte_rate_limited', 'tenant_concurrency_limited', 'too_many_auth_failures', 'too_many_streams', 'too_many_uploads',
   // 500, 503.

@@ -1,5 +1,5 @@
 import { type JsonSchema, REWRITE_DEFERRALS } from '@app/domain';
-import { CONTEXT_MESSAGE_SCHEMAS, CONTEXT_VARIANTS } from './context-schemas';
+import { CONTEXT_MESSAGE_SCHEMAS, CONTEXT_VARIANTS, NativeAppendRequest } from './context-schemas';
 
 /**
  * Response bodies, as component schemas (OpenAPI 3.1: JSON Schema 2020-12,
@@ -368,6 +368,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   }),
   ...CONTEXT_MESSAGE_SCHEMAS,
   ...CONTEXT_SCHEMAS,
+  NativeAppendRequest,
   CompactionFailure,
   CompactionEntry,
   CompactionHistory: object({

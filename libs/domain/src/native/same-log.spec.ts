@@ -1,18 +1,8 @@
 import fc from 'fast-check';
-import { FilePart, Message } from '../events';
+import { Message } from '../events';
 import { renderAiSdk, renderAnthropic, renderOpenAIChat, renderOpenAIResponses } from '../view/render';
-import { conversationArbitrary } from '../view/testing/conversations';
+import { CARRIED_BY_ALL, conversationArbitrary } from '../view/testing/conversations';
 import { NativeFormat, nativeAppendRequest } from './native-append';
-
-/** What every format carries: images inline or by URL; no reasoning, error flags or filenames (see each parser's comment). */
-const common = {
-  files: [
-    { type: 'file', mediaType: 'image/png', data: 'aGVsbG8=' },
-    { type: 'file', mediaType: 'image/png', url: 'https://example.test/shot.png' },
-  ] satisfies FilePart[],
-  reasoning: false,
-  errors: false,
-};
 
 /** A conversation as each format's client holds it: the request it would send its SDK. */
 const asSent: Record<NativeFormat, (messages: Message[]) => unknown> = {
@@ -30,7 +20,7 @@ const formats = Object.keys(asSent) as NativeFormat[];
 describe('native append: the neutral log is the same whichever format wrote it', () => {
   it('given any conversation of what every format carries, when each format appends it as its SDK holds it, then the same events', () => {
     fc.assert(
-      fc.property(conversationArbitrary(common), (conversation) => {
+      fc.property(conversationArbitrary(CARRIED_BY_ALL), (conversation) => {
         // when
         const [first, ...rest] = formats.map((format) => nativeAppendRequest({ format, messages: asSent[format](conversation) }).events);
         // then

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { FilePart, Message, StoredEvent } from '../../events';
+import { Message, StoredEvent } from '../../events';
 import { viewAt } from '../model-view';
 import { renderAiSdk, renderAnthropic, renderOpenAIChat, renderOpenAIResponses, RenderableView } from '../render';
 import { sessionEventsArbitrary } from '../testing/arbitraries';
-import { Carried, conversationArbitrary } from '../testing/conversations';
+import { CARRIED_BY_FORMAT, conversationArbitrary } from '../testing/conversations';
 import { TEST_MODEL } from '../testing/events';
 import { PendingMode } from '../types';
 import { parseAiSdk, parseAnthropic, parseOpenAIChat, parseOpenAIResponses } from '.';
@@ -11,31 +11,16 @@ import { NativeMessage } from './native-message';
 
 const runs = { numRuns: 500 };
 
-const pngData: FilePart = { type: 'file', mediaType: 'image/png', data: 'aGVsbG8=' };
-const pngUrl: FilePart = { type: 'file', mediaType: 'image/png', url: 'https://example.test/shot.png' };
-const pdfData: FilePart = { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=' };
-const pdfUrl: FilePart = { type: 'file', mediaType: 'application/pdf', url: 'https://example.test/spec.pdf' };
-const named = (file: FilePart, filename: string): FilePart => ({ ...file, filename });
-
 /** A format's render and parse, kept apart per format so each parse gets its own render's type. */
-function format<R>(name: string, render: (view: RenderableView) => R, parse: (rendered: R) => NativeMessage[], carried: Carried) {
-  return { name, carried, render, renderAndParse: (view: RenderableView) => parse(render(view)) };
+function format<R>(name: keyof typeof CARRIED_BY_FORMAT, render: (view: RenderableView) => R, parse: (rendered: R) => NativeMessage[]) {
+  return { name, carried: CARRIED_BY_FORMAT[name], render, renderAndParse: (view: RenderableView) => parse(render(view)) };
 }
 
-/** Each format, and what it carries unchanged (see each parser's comment for the rest). */
 const formats = [
-  format('openai', renderOpenAIChat, parseOpenAIChat, { files: [pngData, pngUrl, named(pdfData, 'spec.pdf')], reasoning: false, errors: false }),
-  format('openai-responses', renderOpenAIResponses, parseOpenAIResponses, {
-    files: [pngData, pngUrl, named(pdfData, 'spec.pdf'), pdfUrl],
-    reasoning: false,
-    errors: false,
-  }),
-  format('anthropic', (view) => renderAnthropic(view), parseAnthropic, { files: [pngData, pngUrl, pdfData, pdfUrl], reasoning: false, errors: true }),
-  format('ai-sdk', renderAiSdk, parseAiSdk, {
-    files: [named(pngData, 'shot.png'), named(pdfData, 'spec.pdf'), pngUrl, pdfUrl],
-    reasoning: true,
-    errors: true,
-  }),
+  format('openai', renderOpenAIChat, parseOpenAIChat),
+  format('openai-responses', renderOpenAIResponses, parseOpenAIResponses),
+  format('anthropic', (view) => renderAnthropic(view), parseAnthropic),
+  format('ai-sdk', renderAiSdk, parseAiSdk),
 ];
 
 /** Parsed messages as a view to render again: ids are the renders' to ignore, a nameless result's name the append's to fill. */

@@ -17,6 +17,23 @@ export interface Carried {
   errors: boolean;
 }
 
+const pngData: FilePart = { type: 'file', mediaType: 'image/png', data: 'aGVsbG8=' };
+const pngUrl: FilePart = { type: 'file', mediaType: 'image/png', url: 'https://example.test/shot.png' };
+const pdfData: FilePart = { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=' };
+const pdfUrl: FilePart = { type: 'file', mediaType: 'application/pdf', url: 'https://example.test/spec.pdf' };
+const named = (file: FilePart, filename: string): FilePart => ({ ...file, filename });
+
+/** What each format carries unchanged (see each parser's comment for the rest). */
+export const CARRIED_BY_FORMAT: Record<'openai' | 'openai-responses' | 'anthropic' | 'ai-sdk', Carried> = {
+  openai: { files: [pngData, pngUrl, named(pdfData, 'spec.pdf')], reasoning: false, errors: false },
+  'openai-responses': { files: [pngData, pngUrl, named(pdfData, 'spec.pdf'), pdfUrl], reasoning: false, errors: false },
+  anthropic: { files: [pngData, pngUrl, pdfData, pdfUrl], reasoning: false, errors: true },
+  'ai-sdk': { files: [named(pngData, 'shot.png'), named(pdfData, 'spec.pdf'), pngUrl, pdfUrl], reasoning: true, errors: true },
+};
+
+/** What every format carries. */
+export const CARRIED_BY_ALL: Carried = { files: [pngData, pngUrl], reasoning: false, errors: false };
+
 const words = fc.string({ maxLength: 12 }).map((s) => `t${s}`.trimEnd());
 
 interface CallSpec {
