@@ -1,11 +1,8 @@
 /**
- * An agent loop on the Vercel AI SDK: the context as `format=ai-sdk` gives
- * `system` and `messages` (ModelMessage[]), passed to generateText unchanged
- * (`system` as its `instructions`).
- * The tools have no `execute`, so each generateText is one step and the loop
- * runs the tools itself. `openai(model)` of @ai-sdk/openai 4 calls the
- * Responses API (`openai.chat(model)` would call Chat Completions); any AI SDK
- * provider works the same. Run: see examples/README.md.
+ * An agent loop on the Vercel AI SDK: the context as `format=ai-sdk` is
+ * `generateText`'s `instructions` and `messages`, unchanged, and the result
+ * goes back to the store whole (its `response.messages`, `usage` and
+ * `finishReason`). Run: see examples/README.md.
  */
 import { openai } from '@ai-sdk/openai'; // OPENAI_API_KEY, OPENAI_BASE_URL
 import { generateText, jsonSchema, tool, ToolSet } from 'ai';
@@ -16,14 +13,24 @@ const tools: ToolSet = Object.fromEntries(
   TOOLS.map(({ name, description, parameters }) => [name, tool({ description, inputSchema: jsonSchema(parameters) })]),
 );
 
-runAgent('ai-sdk', process.env.OPENAI_MODEL ?? 'gpt-4.1', async (store, sessionId) => {
-  const context = await store.context(sessionId, { format: 'ai-sdk' });
-  const result = await generateText({ model: openai(context.model), instructions: context.system, messages: context.messages, tools });
-  return {
-    contextSeq: context.headSeq,
-    text: result.text,
-    calls: result.toolCalls.map((call) => ({ callId: call.toolCallId, name: call.toolName, input: call.input })),
-    usage: result.usage,
-    finishReason: result.finishReason,
-  };
+runAgent('ai-sdk', process.env.OPENAI_MODEL ?? 'gpt-4.1', {
+  format: 'ai-sdk',
+  async call(context) {
+    const response = await generateText({ model: openai(context.model), instructions: context.system, messages: context.messages, tools });
+    return { answer: { format: 'ai-sdk', response }, text: response.text, calls: response.toolCalls.map((call) => ({ callId: call.toolCallId, name: call.toolName, input: call.input })) };
+  },
+  results: (results) => ({
+    format: 'ai-sdk',
+    messages: [
+      {
+        role: 'tool',
+        content: results.map(({ callId, name, output, isError }) => ({
+          type: 'tool-result',
+          toolCallId: callId,
+          toolName: name,
+          output: { type: isError ? 'error-text' : 'text', value: output },
+        })),
+      },
+    ],
+  }),
 });

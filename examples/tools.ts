@@ -1,7 +1,7 @@
 /**
  * The examples' tools: fake and deterministic, so that a run can be checked.
  * `run_tests` reports a short test run; `read_file` returns a build log long
- * enough that the loop uploads it rather than inlining it in the append.
+ * enough that the context shows it cut, while the store keeps it whole.
  */
 export interface ToolSpec {
   name: string;

@@ -93,6 +93,33 @@ describe('@session-store/client', () => {
     expect((await store.getSession(session.id)).headSeq).toBe(2);
   });
 
+  it("appends natively in the SDK's types: bytes sent as base64, and a retry after a lost answer written once", async () => {
+    // given a transport that loses the first answer of a native append after the service committed it
+    let lost = false;
+    const keys: Array<string | null> = [];
+    const losing: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const response = await fetch(request);
+      if (!request.url.endsWith('/messages')) return response;
+      keys.push(request.headers.get('idempotency-key'));
+      if (lost) return response;
+      lost = true;
+      await response.body?.cancel();
+      throw new TypeError('fetch failed');
+    };
+    const flaky = new SessionStoreClient({ baseUrl: service.baseUrl, apiKey: tenant.key, fetch: losing });
+    const session = await store.createSession({ model: 'gpt-4.1' });
+    const messages: ModelMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', image: new Uint8Array([104, 105]), mediaType: 'image/png' }] }];
+    // when an AI SDK message holding an image as bytes is appended through it
+    const result = await flaky.appendNative(session.id, { format: 'ai-sdk', messages });
+    // then it was sent twice with one key, stored once, the image as base64
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(result.headSeq).toBe(2);
+    const context = await store.context(session.id, { format: 'neutral' });
+    expect(context.messages.map((m) => m.parts)).toEqual([[{ type: 'text', text: 'what is this?' }, { type: 'file', mediaType: 'image/png', data: 'aGk=' }]]);
+  });
+
   it('rewinds: the context drops the turns after toSeq, and the same key rewinds once', async () => {
     // given two turns
     const session = await store.createSession({ model: 'gpt-4.1' });

@@ -11,7 +11,9 @@ import { startService, TestService } from './support/service';
  * as a program against the real service and a stub provider that plays one
  * task: first both tools called at once, then a final answer once their
  * results arrive. Proves that each example type-checks against its SDK, sends
- * requests the provider accepts, and logs the step as the service expects.
+ * requests the provider accepts, and that its native appends (the SDK's
+ * response object whole, the results in the SDK's shape) log each step as
+ * the service expects.
  */
 
 const SCRIPT: AgentScript = {
@@ -122,12 +124,13 @@ describe('agent-loop examples with the official SDKs', () => {
     const [, calls, toolMessage, answer] = messages;
 
     expect(calls.parts).toEqual(SCRIPT.calls.map((c, i) => ({ type: 'tool_call', callId: callIds[i], ...c })));
-    // The short output inline; the 136 KB log uploaded, referenced, and kept whole.
+    // The results named as their calls; the 136 KB log kept whole in the tool-output cache.
     const log = runTool('read_file', { path: 'build.log' }).output;
     expect(toolMessage.parts).toEqual([
-      expect.objectContaining({ type: 'tool_result', callId: callIds[0], name: 'run_tests', output: results[callIds[0]], isError: false }),
-      expect.objectContaining({ type: 'tool_result', callId: callIds[1], name: 'read_file', isError: false }),
+      expect.objectContaining({ type: 'tool_result', callId: callIds[0], name: 'run_tests', output: results[callIds[0]] }),
+      expect.objectContaining({ type: 'tool_result', callId: callIds[1], name: 'read_file' }),
     ]);
+    expect(toolMessage.parts.some((part: any) => part.isError)).toBe(false);
     expect(toolMessage.parts[1].outputRef).toMatchObject({ byte_size: Buffer.byteLength(log), line_count: 3001 });
     expect(answer.parts).toEqual([{ type: 'text', text: SCRIPT.finalText }]);
 
@@ -136,6 +139,7 @@ describe('agent-loop examples with the official SDKs', () => {
       [usage(SCRIPT.usage.calls), calls.seq - 1],
       [usage(SCRIPT.usage.final), answer.seq - 1],
     ]);
-    expect(steps.map((s) => s.seq)).toEqual([toolMessage.seq + 1, answer.seq + 1]);
+    // Each step.finished appended with its response, before the tools ran.
+    expect(steps.map((s) => s.seq)).toEqual([calls.seq + 1, answer.seq + 1]);
   });
 });

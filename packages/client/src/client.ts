@@ -3,7 +3,22 @@ import { isProblem, problemError, readProblem } from './problem';
 import { backoffDelay, RequestSender, retrying, sleep } from './retry';
 import type { paths } from './schema';
 import { sseMessages } from './sse';
-import type { AppendResult, Context, DocumentContext, ContextFormat, ContextQuery, CreateSessionRequest, NewEvent, SearchQuery, SessionSearchQuery, StoredEvent, ToolOutputRef, ToolOutputUpload } from './types';
+import type {
+  AppendResult,
+  Context,
+  DocumentContext,
+  ContextFormat,
+  ContextQuery,
+  CreateSessionRequest,
+  NativeAppend,
+  NativeFormat,
+  NewEvent,
+  SearchQuery,
+  SessionSearchQuery,
+  StoredEvent,
+  ToolOutputRef,
+  ToolOutputUpload,
+} from './types';
 
 export interface SessionStoreClientOptions {
   /** Where the API listens, e.g. `http://127.0.0.1:3000`. */
@@ -65,6 +80,23 @@ async function unwrap<T extends FetchResult>(pending: Promise<T>): Promise<Succe
 /** The answer's `format` says which variant of the document's union it is, and so which SDK's types its messages have. */
 function inFormat<F extends ContextFormat>(context: DocumentContext, format: F): context is DocumentContext & Context<F> {
   return context.format === format;
+}
+
+/** The request body. An AI SDK result's fields are getters, which JSON leaves out: its step is sent as the three fields the service reads. */
+function nativeBody(append: NativeAppend, expectedSeq: number | undefined): object {
+  const expected = expectedSeq === undefined ? {} : { expectedSeq };
+  if (append.format !== 'ai-sdk' || append.response === undefined) return { ...append, ...expected };
+  const { response, usage, finishReason } = append.response;
+  return { ...append, response: { response: { messages: response.messages }, usage, finishReason }, ...expected };
+}
+
+/** Binary data in SDK messages (an AI SDK image or file as bytes) is sent as base64, as the service reads it. */
+function jsonOf(value: unknown): string {
+  return JSON.stringify(value, (_key, field: unknown) => {
+    if (field instanceof Uint8Array) return Buffer.from(field).toString('base64');
+    if (field instanceof ArrayBuffer) return Buffer.from(field).toString('base64');
+    return field;
+  });
 }
 
 function toStream(body: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
@@ -137,6 +169,26 @@ export class SessionStoreClient {
     const headers = { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() };
     const body = { events, ...(options.expectedSeq === undefined ? {} : { expectedSeq: options.expectedSeq }) };
     return unwrap(this.api.POST('/v1/sessions/{sessionId}/events', { params: { path: { sessionId } }, body, headers, signal: options.signal }));
+  }
+
+  /**
+   * Appends in a provider SDK's own shapes (POST …/messages,
+   * docs/clients.md#native-append): the messages sent to the model this step
+   * and the response object it returned, as the SDK typed them; the service
+   * maps them to events and the response's usage to step.finished. Sent with
+   * an Idempotency-Key like append.
+   */
+  async appendNative<F extends NativeFormat>(sessionId: string, append: NativeAppend<F>, options: AppendOptions = {}): Promise<AppendResult> {
+    const request = new Request(`${this.baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/messages`, {
+      method: 'POST',
+      headers: { authorization: this.authorization, 'content-type': 'application/json', 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() },
+      body: jsonOf(nativeBody(append, options.expectedSeq)),
+      signal: options.signal,
+    });
+    const response = await this.send(request);
+    if (!response.ok) throw await readProblem(response);
+    const result: AppendResult = JSON.parse(await response.text());
+    return result;
   }
 
   /**

@@ -1,7 +1,7 @@
-import type { MessageParam as AnthropicMessageParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
-import type { JSONSchema7, ModelMessage } from 'ai';
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
+import type { Message as AnthropicMessage, MessageCreateParams as AnthropicRequest, MessageParam as AnthropicMessageParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
+import type { FinishReason, JSONSchema7, LanguageModelUsage, ModelMessage } from 'ai';
+import type { ChatCompletion, ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { FunctionTool, Response as OpenAIResponse, ResponseInputItem } from 'openai/resources/responses/responses';
 import type { components, paths } from './schema';
 
 type Schemas = components['schemas'];
@@ -65,3 +65,28 @@ interface FormatShapes {
  * `tools` is there when asked for with `tools: 'tool_output_cache'`.
  */
 export type Context<F extends ContextFormat> = Omit<DocumentContext, 'format' | 'system' | 'messages' | 'tools'> & { format: F } & FormatShapes[F];
+
+/** An AI SDK step as appended: what `generateText` returns and `onStepFinish` gets (the client sends these three fields of it). */
+export interface AiSdkStep {
+  response: { messages: ModelMessage[] };
+  usage: LanguageModelUsage;
+  finishReason?: FinishReason;
+}
+
+/** What each format appends natively (POST …/messages), in the provider SDK's own types: the messages sent to the model, the object it returned. */
+interface NativeShapes {
+  openai: { messages?: ChatCompletionMessageParam[]; response?: ChatCompletion };
+  'openai-responses': { messages?: ResponseInputItem[]; response?: OpenAIResponse };
+  /** `messages` may also be a request's `{ system, messages }`. */
+  anthropic: { messages?: AnthropicMessageParam[] | Pick<AnthropicRequest, 'system' | 'messages'>; response?: AnthropicMessage };
+  'ai-sdk': { messages?: ModelMessage[]; response?: AiSdkStep };
+}
+export type NativeFormat = keyof NativeShapes;
+
+/**
+ * A native append in format F: `messages` (the new input sent with the call:
+ * the user turn, the tool results) then `response` (the SDK's answer, whole).
+ * `contextSeq` is the headSeq of the context the call was sent with, only
+ * without `messages` (the service infers it from them).
+ */
+export type NativeAppend<F extends NativeFormat = NativeFormat> = F extends NativeFormat ? { format: F; contextSeq?: number } & NativeShapes[F] : never;

@@ -118,6 +118,7 @@ describe('compactionReasonFor', () => {
     expect(compactionReasonFor(step(), { ...below, overflow: true, reason: 'threshold' })).toBe('threshold');
     expect(compactionReasonFor(step('length'), below)).toBe('finish_length');
     expect(compactionReasonFor(step('max_tokens'), below)).toBe('finish_length');
+    expect(compactionReasonFor(step('max_output_tokens'), below)).toBe('finish_length');
     expect(compactionReasonFor({ type: 'context.overflowed', data: {} }, below)).toBe('overflow');
     expect(compactionReasonFor(step('stop'), below)).toBeNull();
     expect(compactionReasonFor({ type: 'message.added', data: {} }, below)).toBeNull();
