@@ -264,6 +264,22 @@ describe('parseClientEvent: messages and parts', () => {
 describe('parseClientEvent: the other client events', () => {
   const one = (event: Record<string, unknown>) => parse({ events: [event] }).events[0];
 
+  it('record.added keeps any JSON value under its kind', () => {
+    // given a framework's checkpoint as a record
+    const value = { id: 'ckpt-1', channels: { messages: [{ role: 'user', content: 'hi' }] }, parent: null };
+    // when / then
+    expect(one({ type: 'record.added', data: { kind: 'langgraph.checkpoint', value } }).data).toEqual({ kind: 'langgraph.checkpoint', value });
+  });
+
+  it.each([
+    ['without a value', { kind: 'x' }],
+    ['without a kind', { value: 1 }],
+    ['with a kind that is not an id', { kind: 'two words', value: 1 }],
+    ['with an unknown key', { kind: 'x', value: 1, at: 2 }],
+  ])('record.added is refused %s', (_, data) => {
+    expect(['invalid_field', 'unknown_field', 'invalid_id']).toContain(codeOf({ events: [{ type: 'record.added', data }] }));
+  });
+
   it('step.finished keeps usage counts and the finish reason', () => {
     const usage = { input_tokens: 10, output_tokens: 2, cache_creation_tokens: 0, cache_read_tokens: 5 };
     expect(one({ type: 'step.finished', data: { usage, finishReason: 'tool_calls' } }).data).toEqual({ usage, finishReason: 'tool_calls' });

@@ -11,6 +11,7 @@ import {
   MessageAddedData,
   NewEvent,
   Part,
+  RecordAddedData,
   Role,
   ROLES,
   StepFinishedData,
@@ -138,6 +139,7 @@ type ClientEvent = { id?: string } & (
   | { type: 'turn.aborted'; data?: TurnAbortedData }
   | { type: 'context.overflowed'; data?: ContextOverflowedData }
   | { type: 'compaction.requested'; data?: { instructions?: string } }
+  | { type: 'record.added'; data: RecordAddedData }
 );
 
 function normalizeFile(raw: FilePart): FilePart {
@@ -200,6 +202,8 @@ function normalizeEvent(raw: ClientEvent, newId: () => string, path: string): Ne
       return { id, type: raw.type, data: { reason: raw.data?.reason } };
     case 'context.overflowed':
       return { id, type: raw.type, data: { error: raw.data?.error } };
+    case 'record.added':
+      return { id, type: raw.type, data: { kind: raw.data.kind, value: raw.data.value } };
     case 'compaction.requested': {
       // Always manual from a client: it cannot pose as the service's automatic trigger.
       const instructions = raw.data?.instructions;

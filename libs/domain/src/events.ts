@@ -178,6 +178,16 @@ export interface PinRemovedData {
 export interface SessionRewoundData {
   toSeq: number;
 }
+/**
+ * A client's own record (an agent framework's checkpoint, a transcript
+ * entry): kept in the log with its seq, exported, forked and rewound like any
+ * client event, and never part of the model view.
+ */
+export interface RecordAddedData {
+  /** What the record is, for its reader: `langgraph.checkpoint`, `claude.entry`… */
+  kind: string;
+  value: unknown;
+}
 /** A pin in force, with the seq of its pin.added. */
 export interface Pin {
   pinId: string;
@@ -200,6 +210,7 @@ export interface EventDataByType {
   'pin.added': PinAddedData;
   'pin.removed': PinRemovedData;
   'session.rewound': SessionRewoundData;
+  'record.added': RecordAddedData;
 }
 
 export type EventType = keyof EventDataByType;
@@ -219,6 +230,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'pin.added',
   'pin.removed',
   'session.rewound',
+  'record.added',
 ];
 
 /**
@@ -232,6 +244,7 @@ export const CLIENT_EVENT_TYPES: readonly EventType[] = [
   'turn.aborted',
   'context.overflowed',
   'compaction.requested',
+  'record.added',
 ];
 
 /** An event before the store assigns its seq. */

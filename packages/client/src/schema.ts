@@ -939,6 +939,12 @@ export interface components {
             /** @description What clients appended after this seq, up to this event, leaves the view; the log keeps it */
             toSeq: number;
         };
+        RecordAddedData: {
+            /** @description What the record is, for its reader (`langgraph.checkpoint`…) */
+            kind: string;
+            /** @description Any JSON: the record itself, never part of the model view */
+            value: unknown;
+        };
         NewMessageAddedData: {
             message: components["schemas"]["NewMessage"];
         };
@@ -1003,7 +1009,17 @@ export interface components {
             type: "compaction.requested";
             data?: components["schemas"]["NewCompactionRequestedData"];
         };
-        NewEvent: components["schemas"]["NewMessageAddedEvent"] | components["schemas"]["NewStepFinishedEvent"] | components["schemas"]["NewTurnAbortedEvent"] | components["schemas"]["NewContextOverflowedEvent"] | components["schemas"]["NewCompactionRequestedEvent"];
+        NewRecordAddedEvent: {
+            /** @description Client event id; a retry with the same id returns the original seq. Generated when left out */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "record.added";
+            data: components["schemas"]["RecordAddedData"];
+        };
+        NewEvent: components["schemas"]["NewMessageAddedEvent"] | components["schemas"]["NewStepFinishedEvent"] | components["schemas"]["NewTurnAbortedEvent"] | components["schemas"]["NewContextOverflowedEvent"] | components["schemas"]["NewCompactionRequestedEvent"] | components["schemas"]["NewRecordAddedEvent"];
         /**
          * @example {
          *       "expectedSeq": 4,
@@ -1266,7 +1282,21 @@ export interface components {
             createdAt: string;
             origin?: components["schemas"]["EventOrigin"];
         };
-        Event: components["schemas"]["SessionCreatedEvent"] | components["schemas"]["MessageAddedEvent"] | components["schemas"]["StepFinishedEvent"] | components["schemas"]["TurnAbortedEvent"] | components["schemas"]["ContextOverflowedEvent"] | components["schemas"]["CompactionRequestedEvent"] | components["schemas"]["CompactionCompletedEvent"] | components["schemas"]["CompactionFailedEvent"] | components["schemas"]["ToolOutputsPrunedEvent"] | components["schemas"]["ToolResultsArchivedEvent"] | components["schemas"]["SessionConfigChangedEvent"] | components["schemas"]["PinAddedEvent"] | components["schemas"]["PinRemovedEvent"] | components["schemas"]["SessionRewoundEvent"];
+        RecordAddedEvent: {
+            /** @description Gap-free position in the session log, from 1 */
+            seq: number;
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "record.added";
+            data: components["schemas"]["RecordAddedData"];
+            /** Format: date-time */
+            createdAt: string;
+            origin?: components["schemas"]["EventOrigin"];
+        };
+        Event: components["schemas"]["SessionCreatedEvent"] | components["schemas"]["MessageAddedEvent"] | components["schemas"]["StepFinishedEvent"] | components["schemas"]["TurnAbortedEvent"] | components["schemas"]["ContextOverflowedEvent"] | components["schemas"]["CompactionRequestedEvent"] | components["schemas"]["CompactionCompletedEvent"] | components["schemas"]["CompactionFailedEvent"] | components["schemas"]["ToolOutputsPrunedEvent"] | components["schemas"]["ToolResultsArchivedEvent"] | components["schemas"]["SessionConfigChangedEvent"] | components["schemas"]["PinAddedEvent"] | components["schemas"]["PinRemovedEvent"] | components["schemas"]["SessionRewoundEvent"] | components["schemas"]["RecordAddedEvent"];
         /** @description Session settings, any subset: unset keys come from the tenant defaults, then the preset */
         SessionConfig: {
             /** @enum {string} */

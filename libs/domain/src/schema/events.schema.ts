@@ -250,6 +250,13 @@ const DATA: Record<EventType, JsonSchema> = {
     ['usage'],
   ),
   'turn.aborted': object({ reason: text(4096) }, []),
+  'record.added': object(
+    {
+      kind: { ...id('What the record is, for its reader (`langgraph.checkpoint`…)'), maxLength: 128 },
+      value: { description: 'Any JSON: the record itself, never part of the model view' },
+    },
+    ['kind', 'value'],
+  ),
   'context.overflowed': object({ error: text(65536) }, []),
   'compaction.requested': object({ auto: { type: 'boolean' }, reason: { type: 'string', enum: COMPACTION_REASONS }, instructions: text(65536) }, [
     'auto',

@@ -109,6 +109,7 @@ export function foldWindow(allEvents: readonly StoredEvent[]): WindowFold {
       case 'compaction.completed':
       case 'compaction.failed':
       case 'session.config_changed':
+      case 'record.added':
       // Pins are folded apart (foldPins): the view shows them after the prefix, not in the window's order.
       case 'pin.added':
       case 'pin.removed':

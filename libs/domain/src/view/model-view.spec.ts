@@ -23,6 +23,15 @@ describe('model view: pivot and window', () => {
     expect(view.coveredThroughSeq).toBe(2);
   });
 
+  it("leaves a client's records out of the view", () => {
+    // given a record between two messages
+    const withRecord = storeEvents([user('u1', 'hi'), { type: 'record.added', data: { kind: 'checkpoint', value: { step: 1 } } }, assistant('a1', 'hello')]);
+    // when
+    const view = buildModelView({ pivot: null, events: withRecord, model: TEST_MODEL, options });
+    // then
+    expect(ids(view.messages)).toEqual(['u1', 'a1']);
+  });
+
   it('ignores covered events even when they are passed', () => {
     const view = buildModelView({ pivot: latestPivot(log), events: log, model: TEST_MODEL, options });
     expect(ids(view.messages)).toEqual(['p1', 'u2', 'u3']);
