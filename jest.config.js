@@ -14,7 +14,7 @@ const swc = [
 const moduleNameMapper = {
   '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
   '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
-  '^@session-store/client$': '<rootDir>/packages/client/src',
+  '^@session-store/([a-z-]+)$': '<rootDir>/packages/$1/src',
 };
 module.exports = {
   // Per spec: e2e specs boot real processes; unit specs finish in milliseconds anyway.
