@@ -65,7 +65,7 @@ async function insertRows(owner: Client, tenantId: string, tag: string, count: n
     `INSERT INTO outbox (tenant_id, job_name, job_id, payload, created_at)
      SELECT $1::uuid, $2, $3 || '-' || i, jsonb_build_object('tenantId', $1::text, 'sessionId', 'bench-' || i), now() - interval '1 minute'
        FROM generate_series(1, $4) AS i`,
-    [tenantId, JobName.Noop, `bench-${tag}`, count],
+    [tenantId, JobName.SearchIndex, `bench-${tag}`, count],
   );
 }
 

@@ -431,7 +431,7 @@ describe('tenant isolation', () => {
           [b.tenantId, victim],
         ],
         [`INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body) VALUES ($1, 'planted', '\\x00', 200, 'null')`, [b.tenantId]],
-        [`INSERT INTO outbox (tenant_id, job_name, job_id, payload) VALUES ($1, 'noop', 'planted', '{}')`, [b.tenantId]],
+        [`INSERT INTO outbox (tenant_id, job_name, job_id, payload) VALUES ($1, 'compact', 'planted', '{}')`, [b.tenantId]],
       ] as const;
       for (const [sql, params] of attempts) {
         await app.query('BEGIN');
@@ -480,7 +480,7 @@ describe('tenant isolation', () => {
         const { rows: visible } = await sweeper.query('SELECT DISTINCT type FROM session_events');
         for (const { type } of visible) expect(['compaction.requested', 'compaction.completed', 'compaction.failed']).toContain(type);
         await expect(sweeper.query(`UPDATE outbox SET payload = '{}'`)).rejects.toMatchObject({ code: '42501' });
-        await expect(sweeper.query(`INSERT INTO outbox (tenant_id, job_name, job_id, payload) VALUES ($1, 'noop', 'x', '{}')`, [a.tenantId])).rejects.toMatchObject({
+        await expect(sweeper.query(`INSERT INTO outbox (tenant_id, job_name, job_id, payload) VALUES ($1, 'compact', 'x', '{}')`, [a.tenantId])).rejects.toMatchObject({
           code: '42501',
         });
       } finally {

@@ -29,7 +29,7 @@ describe('outbox → BullMQ → worker', () => {
 
   async function jobState(jobId: string): Promise<string | undefined> {
     const connection = new Redis(redisPort, '127.0.0.1', { maxRetriesPerRequest: null });
-    const queue = new Queue('session-maintenance', { connection, prefix: service.prefix });
+    const queue = new Queue('session-compaction', { connection, prefix: service.prefix });
     try {
       const job = await queue.getJob(jobId);
       return job ? await job.getState() : undefined;
@@ -39,21 +39,29 @@ describe('outbox → BullMQ → worker', () => {
     }
   }
 
+  /** A session with a turn, and a manual compaction asked for: a `compact` job through the outbox. */
+  async function requestCompaction(key: string, id: string) {
+    await client.createSession(key, { id });
+    const say = (role: string, text: string) => ({ type: 'message.added', data: { message: { role, parts: [{ type: 'text', text }] } } });
+    expect((await client.append(key, id, { events: [say('user', 'Rename foo to bar'), say('assistant', 'Renamed.')] })).status).toBe(201);
+    return client.request('POST', `/v1/sessions/${id}/compactions`, { key, body: {} });
+  }
+
   const outboxRows = async () => (await owner.query('SELECT job_id, dispatched_at, attempts FROM outbox ORDER BY outbox_id')).rows;
 
   it('dispatches right after commit and the worker completes the job', async () => {
     const { key } = await client.createTenant();
-    await client.createSession(key, { id: 'first' });
+    await requestCompaction(key, 'first');
     const [row] = await outboxRows();
     expect(row.dispatched_at).not.toBeNull();
-    await waitFor(async () => (await jobState(row.job_id)) === 'completed', 'noop job completed');
+    await waitFor(async () => (await jobState(row.job_id)) === 'completed', 'compact job completed');
   });
 
   it('keeps the trigger while Redis is down; the sweeper enqueues it when Redis returns', async () => {
     const { key } = await client.createTenant();
     await stopRedis(redis);
-    const created = await client.request('POST', '/v1/sessions', { key, body: { id: 'while-down', model: 'gpt-4.1' } });
-    expect(created.status).toBe(201);
+    const requested = await requestCompaction(key, 'while-down');
+    expect(requested.status).toBe(202);
     const pending = (await outboxRows()).filter((r) => r.dispatched_at === null);
     expect(pending).toHaveLength(1);
 
@@ -64,8 +72,8 @@ describe('outbox → BullMQ → worker', () => {
 
   it('deletes finished rows once older than OUTBOX_RETENTION_HOURS, and keeps recent ones', async () => {
     const { key } = await client.createTenant();
-    await client.createSession(key, { id: 'retained-old' });
-    await client.createSession(key, { id: 'retained-new' });
+    await requestCompaction(key, 'retained-old');
+    await requestCompaction(key, 'retained-new');
     const ids = async () => (await owner.query(`SELECT payload->>'sessionId' AS id FROM outbox WHERE payload->>'sessionId' LIKE 'retained-%' ORDER BY 1`)).rows.map((r) => r.id);
     await waitFor(async () => (await owner.query(`SELECT 1 FROM outbox WHERE payload->>'sessionId' LIKE 'retained-%' AND dispatched_at IS NULL`)).rowCount === 0, 'both enqueued');
     await owner.query(`UPDATE outbox SET created_at = now() - interval '25 hours' WHERE payload->>'sessionId' = 'retained-old'`);

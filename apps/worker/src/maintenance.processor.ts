@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Database } from '@app/database';
 import { settlePruneTriggers } from '@app/event-store';
@@ -11,8 +11,6 @@ import { ToolOutputGc } from './tool-output-gc';
 /** Routes maintenance jobs to their use case by name. */
 @Injectable()
 export class MaintenanceProcessor {
-  private readonly logger = new Logger(MaintenanceProcessor.name);
-
   constructor(
     private readonly db: Database,
     private readonly toolOutputGc: ToolOutputGc,
@@ -23,9 +21,6 @@ export class MaintenanceProcessor {
 
   async process(job: Job<PruneJobData>, signal?: AbortSignal): Promise<unknown> {
     switch (job.name as JobName) {
-      case JobName.Noop:
-        this.logger.debug(`noop for session ${job.data.sessionId}`);
-        return { ok: true };
       case JobName.ToolOutputGc:
         return this.toolOutputGc.run();
       case JobName.Prune:

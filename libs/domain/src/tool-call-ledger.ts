@@ -15,12 +15,12 @@ export interface ToolCallLedgerChanges {
   answered: Array<{ callId: string; eventIndex: number }>;
 }
 
-/** Call ids a batch mentions, so the store can fetch just those. */
 /** Whether the batch carries tool results (their outputs go to the tool-output store, under the session's settings). */
 export function hasToolResults(events: readonly NewEvent[]): boolean {
   return events.some((e) => e.type === 'message.added' && e.data.message.parts.some((part) => part.type === 'tool_result'));
 }
 
+/** Call ids a batch mentions, so the store can fetch just those. */
 export function referencedCallIds(events: readonly NewEvent[]): string[] {
   const ids = new Set<string>();
   for (const e of events) {

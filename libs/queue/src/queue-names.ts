@@ -7,8 +7,6 @@ export enum QueueName {
 }
 
 export enum JobName {
-  /** Proves the outbox → BullMQ → worker path; does nothing. */
-  Noop = 'noop',
   /** Compacts a session's pending marker (payload: CompactJobData). */
   Compact = 'compact',
   /** Deletes expired tool outputs across tenants (repeatable, no payload). */
@@ -25,7 +23,6 @@ export enum JobName {
 
 /** The queue each job runs on. */
 export const JOB_QUEUE: Record<JobName, QueueName> = {
-  [JobName.Noop]: QueueName.Maintenance,
   [JobName.Compact]: QueueName.Compaction,
   [JobName.ToolOutputGc]: QueueName.Maintenance,
   [JobName.Prune]: QueueName.Maintenance,

@@ -20,7 +20,7 @@ import {
   setSessionArchived,
   updateSessionConfig,
 } from '@app/event-store';
-import { JobName, OutboxRelay, sessionJobId } from '@app/queue';
+import { OutboxRelay } from '@app/queue';
 import { deleteSessionWithOutputs } from '@app/maintenance';
 import { CacheInvalidation } from '../auth/cache-invalidation';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
@@ -53,8 +53,7 @@ export class SessionsService {
       type: 'session.created',
       data: { model: dto.model, ...(dto.system !== undefined ? { system: dto.system } : {}), config: dto.config ?? {}, metadata: dto.metadata ?? {} },
     };
-    const outbox: OutboxRow[] = [];
-    const result = await this.db.tenantTx(tenantId, (tx) =>
+    return this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, idempotencyKey, () => requestFingerprint('POST', '/v1/sessions', dto), this.config.idempotency.ttlHours, async () => {
         // Refuses a bad config (400) or an unknown model without limits (422) before anything is written.
         sessionSettings({ model: dto.model, config: dto.config ?? {}, tenantConfig: (await readTenantConfig(tx)) ?? {} });
@@ -68,16 +67,9 @@ export class SessionsService {
         });
         if (!row) throw new DomainError('conflict', 'session_exists', `Session ${sessionId} already exists`);
         row.headSeq = await insertEvents(tx, sessionId, 0, [{ event: created, payloadHash: payloadHash(created), tokens: 0 }]);
-        outbox.push(
-          ...(await insertOutbox(tx, [
-            { jobName: JobName.Noop, jobId: sessionJobId(JobName.Noop, tenantId, sessionId, 'created'), payload: { tenantId, sessionId } },
-          ])),
-        );
         return { status: 201, body: sessionState(row) };
       }),
     );
-    await this.relay.dispatchNow(this.db, outbox);
-    return result;
   }
 
   /**
