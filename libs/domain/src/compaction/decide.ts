@@ -19,8 +19,8 @@ import { requestPointAfter, usageMeasuredSeq } from '../view/usage-measure';
 import { LoopGuardCompletion, shouldSuppressAutoCompaction } from './overflow-policy';
 import type { CompactionPlan, NothingToCompact, TailInfo } from './plan';
 import type { Retention } from './retention';
-import type { SummaryRecord } from './summary-record';
-import { EvictedItem, evictionReceipt } from './summary-template';
+import type { SummaryRecord } from './heuristic/summary-record';
+import { EvictedItem, evictionReceipt } from './heuristic/summary-eviction';
 import { approxMessagesTokens } from './tokens';
 
 /** Strategy recorded when no summary could be made. */

@@ -10,7 +10,7 @@ import { buildModelView, latestPivot } from '../view/model-view';
 import { renderAnthropic, renderOpenAIChat } from '../view/render';
 import { validateAnthropicRequest, validateOpenAIChatMessages } from '../view/validate';
 import { buildCompletedData, CompactionCompletion, decideCompletion } from './decide';
-import { heuristicSummary } from './heuristic-summarizer';
+import { heuristicSummary } from './heuristic/heuristic-summarizer';
 import { evaluateOverflow } from './overflow-policy';
 import { planCompaction } from './plan';
 import { buildPrefix } from './strategies';

@@ -27,13 +27,13 @@ export {
 export type { InstructionInput, SummarizerInput, SummarizerMessage, SummarizerRequest, TrimmedHead } from './summarizer-input';
 export { parseSummaryResponse } from './summary-parse';
 export type { ParsedSummary, SummaryError, SummaryParseResult } from './summary-parse';
-export { heuristicSummary, summarizeHeuristically } from './heuristic-summarizer';
-export type { HeuristicInput, HeuristicResult, HeuristicSummaryInput } from './heuristic-summarizer';
-export { DEFAULT_TODO_TOOLS, readHead } from './head-record';
-export type { HeadReading, HeadReadOptions, ToolOutputs } from './head-record';
-export { digestToolOutput, isToolOutputDigest, locationIn, ToolOutputScanner } from './output-digest';
-export type { OutputError, ToolOutputDigest } from './output-digest';
-export { emptyRecord, parseSummaryRecord, RECORD_SECTIONS, recordSize, SUMMARY_RECORD_VERSION } from './summary-record';
+export { heuristicSummary, summarizeHeuristically } from './heuristic/heuristic-summarizer';
+export type { HeuristicInput, HeuristicResult, HeuristicSummaryInput } from './heuristic/heuristic-summarizer';
+export { DEFAULT_TODO_TOOLS, readHead } from './heuristic/head-record';
+export type { HeadReading, HeadReadOptions, ToolOutputs } from './heuristic/head-record';
+export { digestToolOutput, isToolOutputDigest, locationIn, ToolOutputScanner } from './heuristic/output-digest';
+export type { OutputError, ToolOutputDigest } from './heuristic/output-digest';
+export { emptyRecord, parseSummaryRecord, RECORD_SECTIONS, recordSize, SUMMARY_RECORD_VERSION } from './heuristic/summary-record';
 export type {
   CommandItem,
   ConstraintItem,
@@ -46,18 +46,12 @@ export type {
   SummaryRecord,
   TodoItem,
   ValueItem,
-} from './summary-record';
-export {
-  evictionReceipt,
-  evictionTier,
-  fitRecord,
-  recordFromSummaryText,
-  renderRecord,
-  SUMMARY_TEMPLATE_NAMES,
-  SUMMARY_TEMPLATES,
-  templateForStrategy,
-} from './summary-template';
-export type { EvictedItem, SummaryTemplate, SummaryTemplateName, TemplateSection } from './summary-template';
+} from './heuristic/summary-record';
+export { renderRecord, SUMMARY_TEMPLATE_NAMES, SUMMARY_TEMPLATES, templateForStrategy } from './heuristic/summary-template';
+export type { SummaryTemplate, SummaryTemplateName, TemplateSection } from './heuristic/summary-template';
+export { evictionReceipt, evictionTier, fitRecord } from './heuristic/summary-eviction';
+export type { EvictedItem } from './heuristic/summary-eviction';
+export { recordFromSummaryText } from './heuristic/record-from-text';
 export {
   CARRIED_FORWARD_HEADING,
   checkRetention,
@@ -68,9 +62,9 @@ export {
   textsAfterPivot,
 } from './retention';
 export type { CriticalFact, PrefixWithRetentionInput, Retention, RetentionInput, RetentionResult } from './retention';
-export { isFiller, structuralOf, todoListOf, checklistOf } from './extract';
-export type { Structural, TodoEntry, TodoStatus } from './extract';
-export { isRealUserText } from './user-text';
+export { isFiller, structuralOf, todoListOf, checklistOf } from './heuristic/extract';
+export type { Structural, TodoEntry, TodoStatus } from './heuristic/extract';
+export { isRealUserText } from './heuristic/user-text';
 export { buildKeepLastTurnsFallback, buildPrefix, codexApproxTokens, PREFIX_KINDS, selectUserMessages } from './strategies';
 export type { PrefixInput } from './strategies';
 export {

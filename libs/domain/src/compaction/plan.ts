@@ -6,7 +6,7 @@ import type { CompactionCompletedData, Message, Pin, StoredEvent } from '../even
 import { foldPins } from '../pins/pins';
 import { withoutRewound } from '../view/rewind';
 import type { CompactionConfig } from '../config/types';
-import { parseSummaryRecord, SummaryRecord } from './summary-record';
+import { parseSummaryRecord, SummaryRecord } from './heuristic/summary-record';
 import { approxMessagesTokens } from './tokens';
 import { isTurnStart, readWindow, settledCutChecker, WindowMessage } from './window';
 

@@ -5,7 +5,7 @@
  * version uses); the seed 001 and 003 prompts are ours, as the seeds name the
  * output shape but not the wording.
  */
-import type { SummaryTemplate } from './summary-template';
+import type { SummaryTemplate } from './heuristic/summary-template';
 
 /** OpenCode's compaction agent system prompt (seed 002, 6.1). */
 export const OPENCODE_SYSTEM_PROMPT = `You are a helpful AI assistant tasked with summarizing conversations.

@@ -6,10 +6,10 @@
  */
 import { PRESETS } from '../config';
 import type { Message } from '../events';
-import { summarizeHeuristically } from './heuristic-summarizer';
+import { summarizeHeuristically } from './heuristic/heuristic-summarizer';
 import { planCompaction } from './plan';
 import { CARRIED_FORWARD_HEADING, checkRetention, hiddenOutputFacts, prefixWithRetention } from './retention';
-import { parseSummaryRecord } from './summary-record';
+import { parseSummaryRecord } from './heuristic/summary-record';
 import { eventLog } from './testing/event-log';
 
 const text = (role: Message['role'], body: string): Message => ({ id: body.slice(0, 8), role, parts: [{ type: 'text', text: body }] });

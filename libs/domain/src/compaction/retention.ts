@@ -10,12 +10,12 @@
 import type { CompactionConfig } from '../config/types';
 import type { Message } from '../events';
 import { estimateTokens, inputText } from '../prune/estimate-tokens';
-import { normalizeSpace } from './extract';
-import type { ToolOutputs } from './head-record';
-import { digestToolOutput, isToolOutputDigest } from './output-digest';
+import { normalizeSpace } from './heuristic/extract';
+import type { ToolOutputs } from './heuristic/head-record';
+import { digestToolOutput, isToolOutputDigest } from './heuristic/output-digest';
 import type { CompactionPlan } from './plan';
 import { buildPrefix, PREFIX_KINDS } from './strategies';
-import type { CommandItem, ErrorItem, ExcerptItem, RecordItem, RecordSection, TodoItem, ValueItem } from './summary-record';
+import type { CommandItem, ErrorItem, ExcerptItem, RecordItem, RecordSection, TodoItem, ValueItem } from './heuristic/summary-record';
 
 export interface CriticalFact {
   kind: RecordSection;

@@ -16,8 +16,8 @@ import {
 } from './prompts';
 import { approxTokensFromBytes, truncateText } from '../tool-output/codex-truncation';
 import { utf8ByteLength } from '../tool-output/utf8';
-import { joinText } from './text';
-import { isRealUserText } from './user-text';
+import { joinText } from './heuristic/text';
+import { isRealUserText } from './heuristic/user-text';
 
 /** `metadata.kind` of prefix messages: the view tags them, later compactions find what to carry. */
 export const PREFIX_KINDS = {

@@ -1,8 +1,8 @@
 import { CompactionConfig, PRESETS } from '../config';
 import type { Message } from '../events';
 import { DEFAULT_RETAIN_PROMPT, OPENCODE_SYSTEM_PROMPT } from './prompts';
-import { emptyRecord } from './summary-record';
-import { renderRecord, templateForStrategy } from './summary-template';
+import { emptyRecord } from './heuristic/summary-record';
+import { renderRecord, templateForStrategy } from './heuristic/summary-template';
 import {
   buildSummarizerRequest,
   formatHeadForSummarizer,

@@ -6,11 +6,11 @@ import type { FilePart, Message, Part, Pin, ToolResultPart } from '../events';
 import type { CompactionConfig } from '../config/types';
 import { clipRunes } from '../prune/clip-runes';
 import { inputText } from '../prune/estimate-tokens';
-import type { ToolOutputs } from './head-record';
-import { digestToolOutput, isToolOutputDigest } from './output-digest';
+import type { ToolOutputs } from './heuristic/head-record';
+import { digestToolOutput, isToolOutputDigest } from './heuristic/output-digest';
 import { DEFAULT_RETAIN_PROMPT, pinnedContextNote, previousSummaryAnchor, sectionsInstruction } from './prompts';
-import type { SummaryRecord } from './summary-record';
-import { renderRecord, templateForStrategy } from './summary-template';
+import type { SummaryRecord } from './heuristic/summary-record';
+import { renderRecord, templateForStrategy } from './heuristic/summary-template';
 
 export interface SummarizerMessage {
   role: 'user' | 'assistant';

@@ -3,7 +3,7 @@
  * like OpenCode" is one setting. Values not in a system keep the seeds'
  * defaults, so switching a strategy inside a preset still gets sane numbers.
  */
-import { DEFAULT_TODO_TOOLS } from '../compaction/head-record';
+import { DEFAULT_TODO_TOOLS } from '../compaction/heuristic/head-record';
 import { ANTHROPIC_PRUNE_DEFAULTS } from '../prune/options';
 import {
   CODEX_SUMMARY_PROMPT,

@@ -6,7 +6,7 @@
 import { PRESETS, resolveSessionConfig } from '../config';
 import type { Pin, StoredEvent } from '../events';
 import { buildCompletedData } from '../compaction/decide';
-import { summarizeHeuristically } from '../compaction/heuristic-summarizer';
+import { summarizeHeuristically } from '../compaction/heuristic/heuristic-summarizer';
 import { planCompaction } from '../compaction/plan';
 import { prefixWithRetention } from '../compaction/retention';
 import { eventLog } from '../compaction/testing/event-log';

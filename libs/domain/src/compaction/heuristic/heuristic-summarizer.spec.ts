@@ -3,10 +3,11 @@
  * record), when it summarizes, then the record and the rendered summary keep
  * the task's facts.
  */
-import type { Message, Part } from '../events';
+import type { Message, Part } from '../../events';
 import { heuristicSummary, summarizeHeuristically } from './heuristic-summarizer';
-import { parseSummaryResponse } from './summary-parse';
-import { recordFromSummaryText, SUMMARY_TEMPLATES } from './summary-template';
+import { parseSummaryResponse } from '../summary-parse';
+import { recordFromSummaryText } from './record-from-text';
+import { SUMMARY_TEMPLATES } from './summary-template';
 
 let ids = 0;
 const msg = (role: Message['role'], ...parts: Array<Part | string>): Message => ({

@@ -7,9 +7,9 @@
  * caller passes (the tool-output cache) when there is one, else from the
  * message. Pure and linear in the head.
  */
-import type { Message, Part, ToolCallPart, ToolResultPart } from '../events';
-import { isUserTurn } from '../prune/tool-exchanges';
-import { prunedPlaceholder, trimmedPlaceholder } from '../placeholders';
+import type { Message, Part, ToolCallPart, ToolResultPart } from '../../events';
+import { isUserTurn } from '../../prune/tool-exchanges';
+import { prunedPlaceholder, trimmedPlaceholder } from '../../placeholders';
 import {
   checklistOf,
   clipMiddle,

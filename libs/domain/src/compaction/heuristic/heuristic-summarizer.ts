@@ -6,23 +6,23 @@
  * caller passes), then fitted to the budget by the eviction policy and
  * rendered in the preset's template. It answers in the `<summary>` shape the
  * LLM summarizers use, so one parser reads both.
+ *
+ * This folder is that summarizer, part by part: the record it keeps
+ * (summary-record), what it reads from messages and tool outputs (extract,
+ * output-digest, user-text, text, head-record), and the record as text
+ * (summary-template), kept within budget (summary-eviction) and read back
+ * from a summary without one (record-from-text). The LLM path reads the same
+ * record for its input and to measure what a summary retained.
  */
-import type { CompactionStrategy } from '../config/types';
-import type { Message, ToolResultPart } from '../events';
-import { estimateTokens } from '../prune/estimate-tokens';
+import type { CompactionStrategy } from '../../config/types';
+import type { Message, ToolResultPart } from '../../events';
+import { estimateTokens } from '../../prune/estimate-tokens';
 import { readHead, ToolOutputs } from './head-record';
-import { CriticalFact, criticalFactsOf } from './retention';
+import { CriticalFact, criticalFactsOf } from '../retention';
 import { SummaryRecord } from './summary-record';
-import {
-  EvictedItem,
-  fitRecord,
-  recordFromSummaryText,
-  renderRecord,
-  SUMMARY_TEMPLATES,
-  SummaryTemplate,
-  SummaryTemplateName,
-  templateForStrategy,
-} from './summary-template';
+import { recordFromSummaryText } from './record-from-text';
+import { EvictedItem, fitRecord } from './summary-eviction';
+import { renderRecord, SUMMARY_TEMPLATES, SummaryTemplate, SummaryTemplateName, templateForStrategy } from './summary-template';
 
 export interface HeuristicInput {
   /** The messages to summarize, as written (summarizeHeuristically reads pruned and archived ones whole too). */
