@@ -45,7 +45,9 @@ import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
 import { SessionToolOutputsController } from './tool-outputs/session-tool-outputs.controller';
 import { ToolOutputsController } from './tool-outputs/tool-outputs.controller';
-import { ToolOutputsService } from './tool-outputs/tool-outputs.service';
+import { ToolOutputAppend } from './tool-outputs/tool-output-append';
+import { ToolOutputReads } from './tool-outputs/tool-output-reads.service';
+import { ToolOutputUploads } from './tool-outputs/tool-output-uploads.service';
 import { TransferController } from './transfer/transfer.controller';
 import { TransferService } from './transfer/transfer.service';
 
@@ -59,7 +61,9 @@ export class ApiModule {
       providers: [
         CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         JsonBodyReader, ReadJsonBody, Draining,
-        ToolOutputsService,
+        ToolOutputAppend,
+        ToolOutputReads,
+        ToolOutputUploads,
         PruneSession, PruneScheduler, PruneService,
         PinsService,
         RewindService,

@@ -35,7 +35,7 @@ import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { PruneScheduler } from '../prune/prune-scheduler';
 import { sessionArchived, sessionNotFound } from '../sessions/session-view';
 import { Metrics } from '../metrics/metrics';
-import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
+import { ToolOutputAppend } from '../tool-outputs/tool-output-append';
 import { SessionHeads } from './events-stream.heads';
 import { storedEventOf } from '@app/domain/tool-output';
 import { RecentSessions } from '../sessions/recent-sessions';
@@ -68,7 +68,7 @@ export class EventsService {
     private readonly reads: ReadDatabase,
     private readonly relay: OutboxRelay,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly toolOutputs: ToolOutputsService,
+    private readonly toolOutputs: ToolOutputAppend,
     private readonly pruneScheduler: PruneScheduler,
     private readonly metrics: Metrics,
     private readonly tenantLimits: TenantRateLimiter,

@@ -8,7 +8,8 @@ import { TENANT_KEY_SCHEME } from '../openapi/document';
 import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
 import { JsonResponse } from '../openapi/responses';
 import { ToolCallDto } from './tool-outputs.dto';
-import { ToolOutputsService } from './tool-outputs.service';
+import { ToolOutputReads } from './tool-output-reads.service';
+import { ToolOutputUploads } from './tool-output-uploads.service';
 
 const UPLOAD_TYPES = ['text/plain', 'application/octet-stream'];
 
@@ -20,7 +21,8 @@ const UPLOAD_TYPES = ['text/plain', 'application/octet-stream'];
 @Controller('v1/sessions/:sessionId')
 export class SessionToolOutputsController {
   constructor(
-    private readonly outputs: ToolOutputsService,
+    private readonly uploads: ToolOutputUploads,
+    private readonly reads: ToolOutputReads,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -42,7 +44,7 @@ export class SessionToolOutputsController {
   ) {
     const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
     const accept = { types: UPLOAD_TYPES, hint: 'Upload the output', idleTimeoutMs: this.config.toolOutput.uploadIdleTimeoutMs };
-    const result = await consumeStreamedBody(req, res, accept, (body) => this.outputs.upload(tenantId, sessionId, body, declared));
+    const result = await consumeStreamedBody(req, res, accept, (body) => this.uploads.upload(tenantId, sessionId, body, declared));
     res.status(201);
     res.setHeader('location', `/v1/tool-outputs/${encodeURIComponent(result.ref.id)}`);
     return result;
@@ -56,6 +58,6 @@ export class SessionToolOutputsController {
   @JsonResponse(200, 'ToolCallResult', { description: 'The tool result (isError for a bad call the model should see, such as an unknown ref)' })
   @ProblemResponses(404, 413, 415)
   call(@TenantId() tenantId: string, @Param('sessionId') sessionId: string, @Body() body: ToolCallDto) {
-    return this.outputs.callTool(tenantId, sessionId, body.name, body.arguments);
+    return this.reads.callTool(tenantId, sessionId, body.name, body.arguments);
   }
 }

@@ -5,7 +5,7 @@ import { DEFAULT_GREP_LIMIT, numberedLinesWithin, READ_DEFAULT_LIMIT } from '@ap
 import { refView } from '@app/tool-output-store';
 import { ApiKeyGuard, TenantId } from '../auth/guards';
 import { GrepToolOutputQuery, ReadToolOutputQuery } from './tool-outputs.dto';
-import { HTTP_READ_MAX_BYTES, ToolOutputsService } from './tool-outputs.service';
+import { HTTP_READ_MAX_BYTES, ToolOutputReads } from './tool-output-reads.service';
 import { TENANT_KEY_SCHEME } from '../openapi/document';
 import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
 import { BodyResponse, JsonResponse } from '../openapi/responses';
@@ -17,7 +17,7 @@ import { BodyResponse, JsonResponse } from '../openapi/responses';
 @UseGuards(ApiKeyGuard)
 @Controller('v1/tool-outputs')
 export class ToolOutputsController {
-  constructor(private readonly outputs: ToolOutputsService) {}
+  constructor(private readonly outputs: ToolOutputReads) {}
 
   @Get(':refId')
   @ApiOperation({ summary: 'Numbered lines from offset (1-based), like a file read; nextOffset is null at the end' })

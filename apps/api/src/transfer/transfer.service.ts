@@ -51,7 +51,8 @@ import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRe
 import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
 import { requestLogFields } from '../http/request-logging';
 import { sessionNotFound, sessionState } from '../sessions/session-view';
-import { ToolOutputsService } from '../tool-outputs/tool-outputs.service';
+import { ToolOutputReads } from '../tool-outputs/tool-output-reads.service';
+import { ToolOutputUploads } from '../tool-outputs/tool-output-uploads.service';
 
 /** Events read per page by an export. */
 const EXPORT_PAGE = 200;
@@ -108,7 +109,8 @@ export class TransferService {
   constructor(
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly toolOutputs: ToolOutputsService,
+    private readonly outputReads: ToolOutputReads,
+    private readonly outputUploads: ToolOutputUploads,
     private readonly tenantLimits: TenantRateLimiter,
   ) {}
 
@@ -159,7 +161,7 @@ export class TransferService {
     if (!ref) throw new Error(`tool output ${refId} is cited but not stored`);
     if (!(await write(outputLine({ ref: refId, byteSize: ref.byteSize, lineCount: ref.lineCount, sha256: ref.sha256.toString('hex') })))) return false;
     let offset = 0;
-    for await (const batch of this.toolOutputs.chunkBatches(tenantId, ref.contentId)) {
+    for await (const batch of this.outputReads.chunkBatches(tenantId, ref.contentId)) {
       for (let at = 0; at < batch.length; at += EXPORT_CHUNK_BYTES) {
         const piece = batch.subarray(at, at + EXPORT_CHUNK_BYTES);
         if (!(await write(chunkLine(refId, offset, piece.toString('base64'))))) return false;
@@ -211,7 +213,7 @@ export class TransferService {
           const { line, value } = next;
           const step = at(line, () => reader.next(value));
           if (step.kind === 'output') {
-            const contentId = await this.toolOutputs.storeContent(tenantId, this.outputBytes(lines, reader, step.output), (totals) =>
+            const contentId = await this.outputUploads.storeContent(tenantId, this.outputBytes(lines, reader, step.output), (totals) =>
               at(line, () => checkTotals(step.output, totals)),
             );
             stored.push(contentId);

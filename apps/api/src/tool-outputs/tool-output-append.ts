@@ -1,0 +1,143 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Tx } from '@app/database';
+import { invalid, NewEvent, sessionSettings, ToolResultPart } from '@app/domain';
+import {
+  buildInContextView,
+  buildInContextViewFromParts,
+  ChunkSplitter,
+  decodeOutputParts,
+  DEFAULT_CHUNK_BYTES,
+  InContextView,
+  ToolOutputViewConfig,
+  viewConfigOfSettings,
+  viewWindowBytes,
+} from '@app/domain/tool-output';
+import { SessionConfigs } from '@app/event-store';
+import { attachRefs, insertChunks, insertRefs, newRefId, readEndChunks, refView, StoredChunk, StoredRef, upsertContents } from '@app/tool-output-store';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+
+/** Bytes `[from, to)` of the output, from chunks that cover them. */
+function bytesBetween(chunks: readonly StoredChunk[], from: number, to: number): Buffer {
+  const parts = chunks
+    .filter((c) => c.byteOffset < to && c.byteOffset + c.byteLength > from)
+    .map((c) => c.data.subarray(Math.max(0, from - c.byteOffset), Math.min(c.byteLength, to - c.byteOffset)));
+  return Buffer.concat(parts);
+}
+
+interface ResultAt {
+  event: number;
+  part: number;
+  result: ToolResultPart;
+}
+
+/** The tool-output cache on the append path: each tool result's output stored (or its uploaded ref attached) and its in-context view. */
+@Injectable()
+export class ToolOutputAppend {
+  /**
+   * Runs inside the append transaction, after the session lock and the
+   * tool-call ledger: stores every inline tool output and attaches every
+   * uploaded ref, and returns the events as they are written, each result
+   * holding its in-context view, `outputRef` and `truncated`. A batch without
+   * tool results costs no query. Refs that are unknown, or belong to another
+   * session or tenant, are a 400 `unknown_output_ref` (the transaction then
+   * writes nothing). `configs` are the session's settings, read with the
+   * session lock when the batch carries tool results.
+   */
+  async prepareAppend(
+    tx: Tx,
+    sessionId: string,
+    headSeq: number,
+    events: readonly NewEvent[],
+    configs: SessionConfigs | undefined,
+  ): Promise<{ events: NewEvent[]; writes: Array<Promise<unknown>> }> {
+    const results: ResultAt[] = [];
+    events.forEach((event, eventIndex) => {
+      if (event.type !== 'message.added') return;
+      event.data.message.parts.forEach((part, partIndex) => {
+        if (part.type === 'tool_result') results.push({ event: eventIndex, part: partIndex, result: part });
+      });
+    });
+    if (results.length === 0) return { events: [...events], writes: [] };
+
+    if (!configs) throw new Error('prepareAppend: a batch with tool results needs the session settings (lockSessionForAppend withConfigs)');
+    const { toolOutput } = sessionSettings(configs).config;
+    const viewConfig = viewConfigOfSettings(toolOutput);
+    const seqOf = (eventIndex: number) => headSeq + eventIndex + 1;
+    const replaced = new Map<ResultAt, ToolResultPart>();
+    const writes: Array<Promise<unknown>> = [];
+
+    const byRef = results.filter((r) => r.result.outputRef !== undefined);
+    if (byRef.length > 0) {
+      const found = new Map(
+        (await attachRefs(tx, sessionId, byRef.map((r) => ({ refId: r.result.outputRef!.id, seq: seqOf(r.event) })))).map((ref) => [ref.refId, ref]),
+      );
+      const missing = byRef.find((r) => !found.has(r.result.outputRef!.id));
+      if (missing) {
+        throw invalid('unknown_output_ref', `outputRef ${missing.result.outputRef!.id} is not an output uploaded to this session`, {
+          path: `$.events[${missing.event}].data.message.parts[${missing.part}].outputRef.id`,
+        });
+      }
+      const views = new Map<string, InContextView>();
+      for (const ref of found.values()) views.set(ref.refId, await this.storedView(tx, ref, viewConfig));
+      for (const r of byRef) {
+        const ref = found.get(r.result.outputRef!.id)!;
+        const view = views.get(ref.refId)!;
+        replaced.set(r, { ...r.result, output: view.view, outputRef: refView(ref), truncated: view.truncated });
+      }
+    }
+
+    // A disabled cache keeps inline outputs whole in the event, as the client sent them.
+    const inline = toolOutput.enabled ? results.filter((r) => r.result.outputRef === undefined) : [];
+    if (inline.length > 0) {
+      const stored = inline.map((r) => {
+        const bytes = Buffer.from(r.result.output, 'utf8');
+        const splitter = new ChunkSplitter();
+        const chunks = [...splitter.push(bytes), ...splitter.end()];
+        return { r, chunks, refId: newRefId(), totals: { sha256: sha256(bytes), byteSize: bytes.length, lineCount: splitter.totals.lineCount, chunkCount: chunks.length } };
+      });
+      const distinct = new Map(stored.map((s) => [s.totals.sha256.toString('hex'), s]));
+      const contents = await upsertContents(tx, [...distinct.values()].map((s) => s.totals));
+      const inserts = [...distinct].filter(([hex]) => contents.get(hex)!.inserted).map(([hex, s]) => insertChunks(tx, contents.get(hex)!.contentId, s.chunks));
+      inserts.push(
+        insertRefs(
+          tx,
+          sessionId,
+          stored.map((s) => ({ refId: s.refId, contentId: contents.get(s.totals.sha256.toString('hex'))!.contentId, attachedSeq: seqOf(s.r.event) })),
+        ),
+      );
+      writes.push(...inserts);
+      for (const s of stored) {
+        const view = buildInContextView(s.r.result.output, s.refId, viewConfig);
+        replaced.set(s.r, { ...s.r.result, output: view.view, outputRef: refView({ refId: s.refId, ...s.totals }), truncated: view.truncated });
+      }
+    }
+
+    // Settled on every path: the caller may throw before awaiting them.
+    for (const write of writes) write.catch(() => undefined);
+    const byPosition = new Map([...replaced].map(([at, part]) => [`${at.event}/${at.part}`, part]));
+    const written = events.map((event, eventIndex) => {
+      if (event.type !== 'message.added' || !event.data.message.parts.some((_, i) => byPosition.has(`${eventIndex}/${i}`))) return event;
+      const parts = event.data.message.parts.map((part, i) => byPosition.get(`${eventIndex}/${i}`) ?? part);
+      return { ...event, data: { ...event.data, message: { ...event.data.message, parts } } };
+    });
+    return { events: written, writes };
+  }
+
+  /** The view of a stored output from its first and last chunks only. */
+  private async storedView(tx: Tx, ref: StoredRef, viewConfig: ToolOutputViewConfig): Promise<InContextView> {
+    const windows = viewWindowBytes(viewConfig);
+    const whole = ref.byteSize <= windows.head + windows.tail;
+    const headEnd = whole ? ref.byteSize : windows.head;
+    const tailStart = whole ? ref.byteSize : ref.byteSize - windows.tail;
+    const chunks = await readEndChunks(tx, ref.contentId, headEnd, tailStart, DEFAULT_CHUNK_BYTES);
+    const parts = decodeOutputParts({
+      head: bytesBetween(chunks, 0, headEnd),
+      tail: whole ? null : bytesBetween(chunks, tailStart, ref.byteSize),
+      totalBytes: ref.byteSize,
+      totalLines: ref.lineCount,
+    });
+    return buildInContextViewFromParts(parts, ref.refId, viewConfig);
+  }
+}
