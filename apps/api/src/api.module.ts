@@ -12,7 +12,7 @@ import { ApiKeysService } from './auth/api-keys.service';
 import { CacheInvalidation } from './auth/cache-invalidation';
 import { AdminGuard, ApiKeyGuard, MetricsGuard } from './auth/guards';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter';
-import { TenantRateLimiter } from './auth/tenant-rate-limiter';
+import { TenantLimitsService } from './limits/tenant-limits';
 import { CompactionWaiter } from './compactions/compaction-waiter';
 import { ViewBounds } from './compactions/view-bounds';
 import { CompactionsController } from './compactions/compactions.controller';
@@ -59,7 +59,7 @@ export class ApiModule {
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
       controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, MessagesController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, RewindController, TransferController, SearchController],
       providers: [
-        CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantRateLimiter, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
+        CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantLimitsService, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         JsonBodyReader, ReadJsonBody, Draining,
         ToolOutputAppend,
         ToolOutputReads,

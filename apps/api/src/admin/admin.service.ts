@@ -18,7 +18,7 @@ import {
   updateTenantRetention,
 } from '@app/event-store';
 import { ApiKeysService } from '../auth/api-keys.service';
-import { effectivePolicy, TenantRateLimiter } from '../auth/tenant-rate-limiter';
+import { effectivePolicy, TenantLimitsService } from '../limits/tenant-limits';
 import { TenantLimitsDto, TenantQuotasDto, UpdateTenantDto } from './admin.dto';
 
 const tenantNotFound = () => new DomainError('not_found', 'tenant_not_found', 'Tenant does not exist');
@@ -39,7 +39,7 @@ export class AdminService {
   constructor(
     private readonly db: Database,
     private readonly keys: ApiKeysService,
-    private readonly tenantLimits: TenantRateLimiter,
+    private readonly tenantLimits: TenantLimitsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -6,7 +6,7 @@ import { JsonBodyReader } from '../http/body-parsing';
 import { addRequestLogFields } from '../http/request-logging';
 import { ApiKeysService, Principal } from './api-keys.service';
 import { AuthFailureLimiter } from './auth-failure-limiter';
-import { TenantRateLimiter } from './tenant-rate-limiter';
+import { TenantLimitsService } from '../limits/tenant-limits';
 
 type AuthedRequest = Request & { principal?: Principal };
 
@@ -24,7 +24,7 @@ function bearer(request: Request): string {
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly keys: ApiKeysService,
-    private readonly rateLimiter: TenantRateLimiter,
+    private readonly tenantLimits: TenantLimitsService,
     private readonly body: JsonBodyReader,
   ) {}
 
@@ -38,7 +38,7 @@ export class ApiKeyGuard implements CanActivate {
     }
     const response = context.switchToHttp().getResponse<Response>();
     await this.body.read(request, response);
-    await this.rateLimiter.admit(request.principal.tenantId, request, response);
+    await this.tenantLimits.admit(request.principal.tenantId, request, response);
     return true;
   }
 }

@@ -27,7 +27,7 @@ import { OutboxRelay } from '@app/queue';
 import { loadToolOutputs, SummaryChain } from '@app/summarizer';
 import { tokenFigures } from '../context/context.service';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
-import { sessionArchived, sessionNotFound } from '../sessions/session-view';
+import { sessionArchived, sessionNotFound } from '../sessions/session-state';
 import { compactionState } from './compaction-state';
 import { appendMarker, compactMessage } from './compaction-trigger';
 import { CompactionWaiter } from './compaction-waiter';

@@ -6,7 +6,7 @@ import { pivotMarkerSeq, readWindow, WindowRead } from '@app/event-store';
 import { compactionState } from '../compactions/compaction-state';
 import { Draining } from '../http/draining';
 import type { ContextQuery } from './context.dto';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionNotFound } from '../sessions/session-state';
 
 /** The token figures the context and the session state both report. */
 export function tokenFigures({ view, limits, overflow }: SessionView) {

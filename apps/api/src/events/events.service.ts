@@ -28,12 +28,12 @@ import {
   recordToolCalls,
 } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
-import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
+import { TenantLimitsService } from '../limits/tenant-limits';
 import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
 import { ViewBounds } from '../compactions/view-bounds';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { PruneScheduler } from '../prune/prune-scheduler';
-import { sessionArchived, sessionNotFound } from '../sessions/session-view';
+import { sessionArchived, sessionNotFound } from '../sessions/session-state';
 import { Metrics } from '../metrics/metrics';
 import { ToolOutputAppend } from '../tool-outputs/tool-output-append';
 import { SessionHeads } from './events-stream.heads';
@@ -71,7 +71,7 @@ export class EventsService {
     private readonly toolOutputs: ToolOutputAppend,
     private readonly pruneScheduler: PruneScheduler,
     private readonly metrics: Metrics,
-    private readonly tenantLimits: TenantRateLimiter,
+    private readonly tenantLimits: TenantLimitsService,
     private readonly viewBounds: ViewBounds,
     private readonly heads: SessionHeads,
   ) {}

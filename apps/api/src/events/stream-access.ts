@@ -5,7 +5,7 @@ import { DomainError } from '@app/domain';
 import { readStreamAccess, StreamAccessState } from '@app/event-store';
 import { Invalidation } from '@app/queue';
 import { CacheInvalidation } from '../auth/cache-invalidation';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionNotFound } from '../sessions/session-state';
 
 /** Why a live event stream ended for good: its final `end` event's `reason`. */
 export type StreamEndReason = 'key_revoked' | 'tenant_suspended' | 'tenant_deleted' | 'session_deleted' | 'session_archived';

@@ -1,6 +1,6 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { ID_PATTERN } from '@app/domain';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionNotFound } from '../sessions/session-state';
 
 /**
  * Global pipe for every `:sessionId` route parameter, present and future.

@@ -5,7 +5,7 @@ import { assertPinFits, assertPinned, pinAddedEvent, pinRemovedEvent, pinsInForc
 import { readWindow, WindowRead } from '@app/event-store';
 import { EventsService } from '../events/events.service';
 import { requestFingerprint } from '../http/idempotency';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionNotFound } from '../sessions/session-state';
 
 /** The window under the session lock (the append path took it); the session exists there. */
 const lockedWindow = async (tx: Tx, sessionId: string): Promise<WindowRead> => (await readWindow(tx, sessionId))!;

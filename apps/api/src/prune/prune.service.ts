@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PruneSession } from '@app/maintenance';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionNotFound } from '../sessions/session-state';
 import { PruneScheduler } from './prune-scheduler';
 import { PruneRequestDto } from './prune.dto';
 

@@ -5,7 +5,7 @@ import { holdsEveryTerm, invalid, parseSearchQuery, snippetOf } from '@app/domai
 import { LogSearchCursor, LogSearchFilter, readEventPage, SearchDocumentRow, searchLog, searchProgress } from '@app/event-store';
 import { documentRowsOf } from '@app/maintenance';
 import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionNotFound } from '../sessions/session-state';
 import { SearchQuery, SessionSearchQuery } from './search.dto';
 
 /** A search cursor: the last hit's sort keys. */

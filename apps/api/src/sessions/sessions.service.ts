@@ -29,7 +29,7 @@ import { ContextService, tokenFigures } from '../context/context.service';
 import { compactionState } from '../compactions/compaction-state';
 import { compactMessage } from '../compactions/compaction-trigger';
 import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
-import { sessionArchived, sessionNotFound, sessionState } from './session-view';
+import { sessionArchived, sessionNotFound, sessionState } from './session-state';
 
 /** A listing cursor: the last row's sort keys. */
 const readSessionCursor = ([updatedAt, sessionId]: unknown[]): SessionCursor | undefined =>

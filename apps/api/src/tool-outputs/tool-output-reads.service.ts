@@ -18,7 +18,7 @@ import {
 } from '@app/domain/tool-output';
 import { findSession } from '@app/event-store';
 import { findRef, GrepPool, GrepThreadStuck, readChunkData, readChunksFrom, readRangeChunkMetas, StoredRef } from '@app/tool-output-store';
-import { sessionNotFound } from '../sessions/session-view';
+import { sessionNotFound } from '../sessions/session-state';
 
 export const refNotFound = (refId: string) =>
   new DomainError('not_found', 'output_ref_not_found', `Tool output ${JSON.stringify(refId.slice(0, 200))} does not exist`);

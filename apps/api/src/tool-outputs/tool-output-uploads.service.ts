@@ -17,10 +17,10 @@ import {
   refView,
   touchStagedContent,
 } from '@app/tool-output-store';
-import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
-import { sessionNotFound } from '../sessions/session-view';
+import { TenantLimitsService } from '../limits/tenant-limits';
+import { sessionNotFound } from '../sessions/session-state';
 import { CHUNKS_PER_BATCH } from './tool-output-reads.service';
-import { UploadSlots } from './upload-slots';
+import { UploadSlots } from '../limits/upload-slots';
 
 const tooLarge = (maxBytes: number) =>
   new DomainError('too_large', 'tool_output_too_large', `The tool output exceeds ${maxBytes} bytes`, { maxBytes });
@@ -40,7 +40,7 @@ export class ToolOutputUploads {
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(PRODUCER_REDIS) redis: RedisClient,
-    private readonly tenantLimits: TenantRateLimiter,
+    private readonly tenantLimits: TenantLimitsService,
   ) {
     this.uploadSlots = new UploadSlots(redis, config.redis.prefix, config.toolOutput.uploadsPerTenant);
   }

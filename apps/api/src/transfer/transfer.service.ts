@@ -48,9 +48,9 @@ import {
   unanswerToolCallsAfter,
 } from '@app/event-store';
 import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRef, newRefId } from '@app/tool-output-store';
-import { TenantRateLimiter } from '../auth/tenant-rate-limiter';
+import { TenantLimitsService } from '../limits/tenant-limits';
 import { requestLogFields } from '../http/request-logging';
-import { sessionNotFound, sessionState } from '../sessions/session-view';
+import { sessionNotFound, sessionState } from '../sessions/session-state';
 import { ToolOutputReads } from '../tool-outputs/tool-output-reads.service';
 import { ToolOutputUploads } from '../tool-outputs/tool-output-uploads.service';
 
@@ -111,7 +111,7 @@ export class TransferService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outputReads: ToolOutputReads,
     private readonly outputUploads: ToolOutputUploads,
-    private readonly tenantLimits: TenantRateLimiter,
+    private readonly tenantLimits: TenantLimitsService,
   ) {}
 
   /**

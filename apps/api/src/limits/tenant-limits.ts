@@ -7,7 +7,7 @@ import { Database, Tx } from '@app/database';
 import { DomainError } from '@app/domain';
 import { readTenantOverrides, readUsage, TenantOverrides } from '@app/event-store';
 import { PRODUCER_REDIS, RedisClient } from '@app/queue';
-import { CacheInvalidation } from './cache-invalidation';
+import { CacheInvalidation } from '../auth/cache-invalidation';
 import type { ParsedBodySize } from '../http/body-parsing';
 import { hasBody, StreamedBodySize } from '../http/request-body';
 
@@ -63,7 +63,7 @@ interface Verdict {
  * - Storage quotas, checked by the writers (assertWithinQuotas).
  */
 @Injectable()
-export class TenantRateLimiter {
+export class TenantLimitsService {
   private readonly policies = new Map<string, TenantPolicy & { expiresAt: number }>();
   private readonly loading = new Map<string, Promise<TenantPolicy>>();
   private readonly buckets = new Map<string, RLWrapperTimeouts>();
