@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, chromium, Page, Request } from 'playwright-core';
 import { Agent, turnEvents } from './support/agent-script';
@@ -240,12 +240,15 @@ describe('inspector page', () => {
     expect(csp).not.toContain('unsafe-eval');
     expect(headers['x-content-type-options']).toBe('nosniff');
     expect(headers['referrer-policy']).toBe('no-referrer');
-    for (const asset of ['inspector.js', 'dom.js', 'search.js', 'inspector.css']) {
+    // Every module of the build, the SSE reader compiled from the client package's source included.
+    const modules = readdirSync(join(__dirname, '..', 'dist', 'apps', 'inspector', 'public')).filter((name) => name.endsWith('.js'));
+    expect(modules).toEqual(expect.arrayContaining(['inspector.js', 'dom.js', 'search.js', 'sse.js']));
+    for (const asset of [...modules, 'inspector.css']) {
       const served = await fetch(`${service.baseUrl}/inspect/${asset}`);
       expect(served.headers.get('content-security-policy')).toBe(csp);
       expect(served.headers.get('x-content-type-options')).toBe('nosniff');
     }
-    for (const module of ['inspector.js', 'dom.js', 'search.js']) expect((await fetch(`${service.baseUrl}/inspect/${module}`)).headers.get('content-type')).toMatch(/^text\/javascript/);
+    for (const module of modules) expect((await fetch(`${service.baseUrl}/inspect/${module}`)).headers.get('content-type')).toMatch(/^text\/javascript/);
     expect((await fetch(`${service.baseUrl}/inspect/..%2Fpackage.json`)).status).toBe(404);
     // Not a tenant route: absent from the OpenAPI document the isolation matrix is built from.
     const doc = (await (await fetch(`${service.baseUrl}/docs-json`)).json()) as { paths: Record<string, unknown> };

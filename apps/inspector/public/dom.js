@@ -31,6 +31,10 @@ export function linkButton(text, onClick) {
   return b;
 }
 
-const fmt = new Intl.NumberFormat('en-US');
-/** @param {number | null | undefined} n */
-export const num = (n) => (typeof n === 'number' ? fmt.format(n) : '—');
+/** The page's error line. @param {unknown} error */
+export function showError(error) {
+  $('error').textContent = error instanceof Error ? error.message : String(error);
+}
+export function clearError() {
+  $('error').textContent = '';
+}

@@ -4,7 +4,9 @@
 // the same hits on both. A snippet is untrusted text: its highlights are built
 // as text nodes and <mark> elements, never parsed as HTML.
 
-import { el, num } from './dom.js';
+import { api } from './api.js';
+import { clearError, el, showError } from './dom.js';
+import { num } from './format.js';
 
 /**
  * @typedef {{
@@ -65,12 +67,11 @@ export function hitKind(hit) {
  *   route: () => string | null,
  *   list: HTMLElement, more: HTMLButtonElement, status: HTMLElement,
  *   showSession: boolean,
- *   api: (path: string) => Promise<any>, showError: (error: unknown) => void, clearError: () => void,
  *   onHit: (hit: Hit, q: string) => void,
  *   onAnswer?: (answer: SearchAnswer, reset: boolean) => void,
  * }} options
  */
-export function createSearch({ route, list, more, status, showSession, api, showError, clearError, onHit, onAnswer }) {
+export function createSearch({ route, list, more, status, showSession, onHit, onAnswer }) {
   const state = { q: '', route: '', hits: /** @type {Hit[]} */ ([]), cursor: /** @type {string | null} */ (null), capped: false, note: '', reads: 0 };
 
   function render() {

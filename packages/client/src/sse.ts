@@ -1,3 +1,7 @@
+// The Server-Sent Events reader of the client's live stream and of the
+// inspector page alike: the inspector's build compiles this file alone into a
+// browser module (apps/inspector/tsconfig.sse.json), hence no imports.
+
 /** One dispatched Server-Sent Events message. */
 export interface SseMessage {
   /** The last `id:` seen on the stream so far (the spec's "last event ID"), '' before any. */
@@ -9,12 +13,14 @@ export interface SseMessage {
 
 /**
  * The event-stream parsing rules of the HTML standard (§9.2.6), fed text as
- * it arrives in arbitrary chunks: lines end in CRLF, LF or CR; a blank line
- * dispatches; `:` lines are comments (heartbeats); `data:` lines join with LF.
- * Retry fields are ignored: reconnect timing is the client's own.
+ * it arrives in arbitrary chunks: one leading BOM is dropped; lines end in
+ * CRLF, LF or CR; a blank line dispatches; `:` lines are comments
+ * (heartbeats); `data:` lines join with LF; an `id:` holding NUL is ignored.
+ * `retry:` is ignored too: both readers time their reconnections themselves.
  */
 export class SseParser {
   private buffer = '';
+  private started = false;
   /** A CR ended the last chunk: an LF starting the next one belongs to it. */
   private pendingCr = false;
   private lastId = '';
@@ -22,7 +28,11 @@ export class SseParser {
   private data: string[] = [];
 
   push(chunk: string): SseMessage[] {
+    // An empty chunk (a decoder holding half a character) must not forget a pending CR.
+    if (chunk === '') return [];
     let text = chunk;
+    if (!this.started && text.startsWith('\uFEFF')) text = text.slice(1);
+    this.started = true;
     if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
     this.pendingCr = text.endsWith('\r');
     this.buffer += text;
@@ -58,19 +68,29 @@ export class SseParser {
   }
 }
 
-/** The messages of a byte stream, in order. */
-export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+/**
+ * The messages each chunk of a byte stream completed, one array per chunk
+ * read: empty for a heartbeat or a partial line, which still shows the
+ * stream alive.
+ */
+export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage[]> {
   const parser = new SseParser();
-  const decoder = new TextDecoder();
+  // The parser drops the BOM: the decoder must not drop one too.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const reader = body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      yield* parser.push(decoder.decode(value, { stream: true }));
+      yield parser.push(decoder.decode(value, { stream: true }));
     }
   } finally {
     // Also when the consumer stops early: release the connection.
     await reader.cancel().catch(() => undefined);
   }
+}
+
+/** The messages of a byte stream, in order. */
+export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+  for await (const batch of sseBatches(body)) yield* batch;
 }

@@ -1,8 +1,8 @@
 import { Controller, Get, Header, NotFoundException, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 
 /**
  * The inspector page (issue 15): static assets built by `npm run build`
@@ -23,26 +23,33 @@ export const INSPECTOR_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const ASSETS: Record<string, string> = {
-  'index.html': 'text/html; charset=utf-8',
-  'inspector.js': 'text/javascript; charset=utf-8',
-  // Modules inspector.js imports (relative to /inspect/).
-  'dom.js': 'text/javascript; charset=utf-8',
-  'search.js': 'text/javascript; charset=utf-8',
-  'inspector.css': 'text/css; charset=utf-8',
+/** Content types by extension: the build output holds the page, its style sheet and its ES modules. */
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
 };
 
 /** dist/apps/api/src/inspector → dist/apps/inspector/public (the build output). */
 export const INSPECTOR_PUBLIC_DIR = join(__dirname, '..', '..', '..', 'inspector', 'public');
 
-function loadAssets(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  for (const name of Object.keys(ASSETS)) {
-    try {
-      files.set(name, readFileSync(join(dir, name)));
-    } catch {
-      // Not built (e.g. a unit test importing the module): the page answers 404.
-    }
+/**
+ * Every file of the build output with a known type, read once at start: a
+ * request names one of them or gets a 404, so no path reaches the disk, and a
+ * module added to the page is served with no list to keep.
+ */
+function loadAssets(dir: string): Map<string, { type: string; body: Buffer }> {
+  const files = new Map<string, { type: string; body: Buffer }>();
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // Not built (e.g. a unit test importing the module): the page answers 404.
+    return files;
+  }
+  for (const name of names) {
+    const type = TYPES[extname(name)];
+    if (type) files.set(name, { type, body: readFileSync(join(dir, name)) });
   }
   return files;
 }
@@ -64,15 +71,15 @@ export class InspectorController {
   }
 
   private send(res: Response, name: string): void {
-    const body = Object.hasOwn(ASSETS, name) ? this.files.get(name) : undefined;
-    if (!body) throw new NotFoundException(`No inspector asset ${JSON.stringify(name.slice(0, 100))}`);
+    const asset = this.files.get(name);
+    if (!asset) throw new NotFoundException(`No inspector asset ${JSON.stringify(name.slice(0, 100))}`);
     res.setHeader('content-security-policy', INSPECTOR_CSP);
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('x-frame-options', 'DENY');
     res.setHeader('referrer-policy', 'no-referrer');
     res.setHeader('cross-origin-opener-policy', 'same-origin');
     res.setHeader('cache-control', 'no-cache');
-    res.setHeader('content-type', ASSETS[name]);
-    res.status(200).end(body);
+    res.setHeader('content-type', asset.type);
+    res.status(200).end(asset.body);
   }
 }
