@@ -8,6 +8,7 @@ export * from './tool-call-ledger';
 export * from './append-retry';
 export * from './view';
 export * from './models';
+export * from './tokens';
 export * from './config';
 export * from './compaction';
 export * from './prune';

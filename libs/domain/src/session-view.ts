@@ -3,9 +3,10 @@ import { resolveSessionConfig } from './config/resolve';
 import { SessionConfig } from './config/types';
 import { invalid } from './errors';
 import { NewEvent, StoredEvent } from './events';
-import { estimateMessageTokens, ModelLimits, resolveModelLimits } from './models';
+import { ModelLimits, resolveModelLimits } from './models';
+import { estimateMessageTokens } from './tokens';
 import { buildModelView, defaultContextBudgetTokens, fitView, ModelView, PendingMode, ViewFit } from './view';
-import { approxMessagesTokens } from './compaction/tokens';
+import { approxMessagesTokens } from './tokens/message-tokens';
 import { pinnedContextMessage, pinTokens } from './pins/pins';
 
 /** What the store keeps on the session row that the view needs. */

@@ -21,7 +21,7 @@ import type { CompactionPlan, NothingToCompact, TailInfo } from './plan';
 import type { Retention } from './retention';
 import type { SummaryRecord } from './heuristic/summary-record';
 import { EvictedItem, evictionReceipt } from './heuristic/summary-eviction';
-import { approxMessagesTokens } from './tokens';
+import { approxMessagesTokens } from '../tokens/message-tokens';
 
 /** Strategy recorded when no summary could be made. */
 export const KEEP_LAST_TURNS = 'keep-last-turns';

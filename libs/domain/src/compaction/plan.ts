@@ -7,7 +7,7 @@ import { foldPins } from '../pins/pins';
 import { withoutRewound } from '../view/rewind';
 import type { CompactionConfig } from '../config/types';
 import { parseSummaryRecord, SummaryRecord } from './heuristic/summary-record';
-import { approxMessagesTokens } from './tokens';
+import { approxMessagesTokens } from '../tokens/message-tokens';
 import { isTurnStart, readWindow, settledCutChecker, WindowMessage } from './window';
 
 export interface PlanInput {

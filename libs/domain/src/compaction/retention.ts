@@ -9,7 +9,7 @@
  */
 import type { CompactionConfig } from '../config/types';
 import type { Message } from '../events';
-import { estimateTokens, inputText } from '../prune/estimate-tokens';
+import { estimateTokens, inputText } from '../tokens/chars';
 import { normalizeSpace } from './heuristic/extract';
 import type { ToolOutputs } from './heuristic/head-record';
 import { digestToolOutput, isToolOutputDigest } from './heuristic/output-digest';

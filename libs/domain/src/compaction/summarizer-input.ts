@@ -5,7 +5,7 @@
 import type { FilePart, Message, Part, Pin, ToolResultPart } from '../events';
 import type { CompactionConfig } from '../config/types';
 import { clipRunes } from '../prune/clip-runes';
-import { inputText } from '../prune/estimate-tokens';
+import { inputText } from '../tokens/chars';
 import type { ToolOutputs } from './heuristic/head-record';
 import { digestToolOutput, isToolOutputDigest } from './heuristic/output-digest';
 import { DEFAULT_RETAIN_PROMPT, pinnedContextNote, previousSummaryAnchor, sectionsInstruction } from './prompts';

@@ -2,7 +2,7 @@
  * One parser for every summarizer's reply (LLM or heuristic): `<summary>` and
  * `<retain>` blocks, or the whole text when the model wrote no tags.
  */
-import { estimateTokens } from '../prune/estimate-tokens';
+import { estimateTokens } from '../tokens/chars';
 
 export interface ParsedSummary {
   summary: string;

@@ -6,7 +6,7 @@
 import type { Message, StoredEvent } from '../events';
 import { isUserTurn } from '../prune/tool-exchanges';
 import { foldWindow } from '../view/fold';
-import { approxMessageTokens } from './tokens';
+import { approxMessageTokens } from '../tokens/message-tokens';
 
 export interface WindowMessage {
   seq: number;

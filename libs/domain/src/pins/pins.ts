@@ -8,7 +8,8 @@
  */
 import { DomainError, invalid } from '../errors';
 import type { Message, NewEvent, Pin, StoredEvent } from '../events';
-import { countTokens, tokenizerFor } from '../models';
+import { tokenizerFor } from '../models';
+import { countTokens } from '../tokens';
 
 /** Metadata kind of the view's pinned-context message. */
 export const PINNED_CONTEXT_KIND = 'pinned_context';

@@ -1,6 +1,6 @@
 import { Message } from '../events';
 import { clipNewest, clipRunes } from './clip-runes';
-import { inputText } from './estimate-tokens';
+import { inputText } from '../tokens/chars';
 import { ArchiveOptions } from './options';
 import { ToolPair } from './tool-exchanges';
 

@@ -7,7 +7,6 @@ export {
   finishLlmDigest,
   heuristicDigest,
 } from './digest';
-export { estimateTokens, opencodeEstimateTokens } from './estimate-tokens';
 export { ANTHROPIC_PRUNE_DEFAULTS, pruneMode } from './options';
 export type { ArchiveOptions, ArchiveStrategy, PruneKeep, PruneMode, PruneOptions, PruneTrigger } from './options';
 export type { AnthropicPrunePolicy, OpenCodePrunePolicy, PruneDecision, PrunePolicy } from './prune-decision';

@@ -1,4 +1,4 @@
-import { opencodeEstimateTokens } from './estimate-tokens';
+import { opencodeEstimateTokens } from '../tokens/chars';
 import { PruneOptions } from './options';
 import { decidePrune, OpenCodePrunePolicy, PruneDecision } from './prune-decision';
 import { ToolExchange } from './tool-exchanges';

@@ -1,5 +1,5 @@
 import { ToolOutputsPrunedData } from '../events';
-import { estimateTokens, inputText } from './estimate-tokens';
+import { estimateTokens, inputText } from '../tokens/chars';
 import { PruneKeep, PruneTrigger } from './options';
 import { ToolExchange } from './tool-exchanges';
 

@@ -8,7 +8,7 @@
 import type { CacheRewriteRule } from '../config/types';
 import type { StoredEvent } from '../events';
 import { rewritePrice } from '../view/cache-cost';
-import { estimateTokens, inputText } from './estimate-tokens';
+import { estimateTokens, inputText } from '../tokens/chars';
 import type { PruneDecision } from './prune-decision';
 import type { ArchiveDecision } from './select-archive';
 

@@ -15,7 +15,7 @@
  * The pivot's prefix, the pins and the system prompt are never touched.
  */
 import { Message, Part } from '../events';
-import { estimateMessageTokensAs } from '../models';
+import { estimateMessageTokensAs } from '../tokens';
 import { trimmedPlaceholder } from '../placeholders';
 import { replaceOutput } from './fold';
 import { ModelView, ViewSource } from './types';

@@ -1,5 +1,5 @@
 import { isEventOfType, StoredEvent } from '../events';
-import { estimateMessageTokensAs } from '../models';
+import { estimateMessageTokensAs } from '../tokens';
 import { foldPins, pinnedContextMessage } from '../pins/pins';
 import { foldWindow, isAgentVisible } from './fold';
 import { normalizePairs } from './normalize';

@@ -1,4 +1,4 @@
-import { estimateMessageTokens } from '../models';
+import { estimateMessageTokens } from '../tokens';
 import { prunedPlaceholder } from '../placeholders';
 import { viewAt } from './model-view';
 import { viewTokenBound } from './tokens';

@@ -1,5 +1,6 @@
 import { Usage } from '../events';
-import { countTokens, estimateMessageTokensAs, tokenizerFor } from '../models';
+import { tokenizerFor } from '../models';
+import { countTokens, estimateMessageTokensAs } from '../tokens';
 import { IgnoredUsage, ViewEntry, ViewTokens } from './types';
 import { EntryRewrite } from './fold';
 import { MeasuredUsage } from './usage-measure';

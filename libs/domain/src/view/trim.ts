@@ -1,5 +1,5 @@
 import { ToolResultPart } from '../events';
-import { MEDIA_TOKENS } from '../models';
+import { MEDIA_TOKENS } from '../tokens';
 import { trimmedPlaceholder } from '../placeholders';
 import { replaceOutput } from './fold';
 import { ViewEntry } from './types';

@@ -16,7 +16,7 @@
  */
 import type { CompactionStrategy } from '../../config/types';
 import type { Message, ToolResultPart } from '../../events';
-import { estimateTokens } from '../../prune/estimate-tokens';
+import { estimateTokens } from '../../tokens/chars';
 import { readHead, ToolOutputs } from './head-record';
 import { CriticalFact, criticalFactsOf } from '../retention';
 import { SummaryRecord } from './summary-record';

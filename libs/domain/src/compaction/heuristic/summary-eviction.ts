@@ -20,7 +20,7 @@
  * assistant adds, so a flood of newer tool output cannot push them out; age
  * only orders items of the same tier.
  */
-import { estimateTokens } from '../../prune/estimate-tokens';
+import { estimateTokens } from '../../tokens/chars';
 import { clipText } from './extract';
 import { CommandItem, ConstraintItem, ErrorItem, ExcerptItem, FileItem, RecordItem, RecordSection, SummaryRecord, TodoItem, ValueItem } from './summary-record';
 import { bulletOf, isPlainFile, renderRecord, Slot, SLOT_SOURCE, SummaryTemplate } from './summary-template';

@@ -9,7 +9,7 @@ import type {
   StoredEvent,
   ToolResultPart,
 } from '../../events';
-import { approxMessageTokens } from '../tokens';
+import { approxMessageTokens } from '../../tokens/message-tokens';
 
 export interface ResultSpec {
   output?: string;

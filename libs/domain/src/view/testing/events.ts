@@ -11,7 +11,7 @@ import {
   ToolCallPart,
   ToolResultPart,
 } from '../../events';
-import { estimateMessageTokens } from '../../models';
+import { estimateMessageTokens } from '../../tokens';
 import { viewAt } from '../model-view';
 import { ModelView, ViewOptions } from '../types';
 

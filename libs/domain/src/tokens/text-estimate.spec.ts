@@ -1,4 +1,4 @@
-import { estimateTextTokens } from './text-token-estimate';
+import { estimateTextTokens } from './text-estimate';
 import { countTokens } from './tokenizer';
 
 const SOURCE = `export function stringAt(value: unknown, path: string, opts: { optional?: boolean; max?: number } = {}) {

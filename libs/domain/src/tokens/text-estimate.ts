@@ -21,7 +21,7 @@
  * rather than late: against o200k_base it gave 1.0-1.3x on logs, JSON,
  * TypeScript and English/German/French/Russian/Greek prose, 1.4x on Chinese,
  * 0.8-0.96x on random letters, DNA and hex, 0.6x on base64, 2-3x on long
- * runs of one punctuation character (text-token-estimate.spec.ts keeps those
+ * runs of one punctuation character (text-estimate.spec.ts keeps those
  * bounds), where ceil(chars/4) gave 0.35-1.03x (it undercounts logs and
  * JSON by a third).
  */

@@ -1,6 +1,6 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import type { TiktokenBPE } from 'js-tiktoken/lite';
-import { TokenizerFamily } from './model-registry';
+import { TokenizerFamily } from '../models/model-registry';
 
 type Encoding = Exclude<TokenizerFamily, 'approx'>;
 

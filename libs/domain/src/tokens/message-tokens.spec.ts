@@ -1,5 +1,5 @@
 import { FilePart, Message } from '../events';
-import { estimateMessageTokens, MEDIA_TOKENS } from './token-estimate';
+import { estimateMessageTokens, MEDIA_TOKENS } from './message-tokens';
 import { countTokens } from './tokenizer';
 
 const message = (parts: Message['parts']): Message => ({ id: 'm1', role: 'assistant', parts });
