@@ -1,5 +1,5 @@
 import { Tx } from '@app/database';
-import { CacheTraceEvent, Usage } from '@app/domain';
+import { CacheTraceEvent, tokensOfChars, Usage } from '@app/domain';
 import { findToolCalls, sessionLog } from './events.store';
 
 const TRACE_TYPES = ['message.added', 'step.finished', 'compaction.completed', 'tool_outputs.pruned', 'tool_results.archived'];
@@ -73,7 +73,7 @@ export async function readCacheTrace(tx: Tx, sessionId: string): Promise<CacheTr
         type: 'tool_results.archived',
         callIds: f.callIds ?? [],
         ...(typeof f.tokensFreed === 'number' ? { tokensFreed: f.tokensFreed } : {}),
-        digestTokens: Math.ceil(Number(f.digestChars) / 4),
+        digestTokens: tokensOfChars(Number(f.digestChars)),
       });
     }
   }

@@ -4,8 +4,11 @@
  * Chars are UTF-16 code units (String#length).
  */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return tokensOfChars(text.length);
 }
+
+/** The same estimate from a character count (a length read from SQL). */
+export const tokensOfChars = (chars: number) => Math.ceil(chars / 4);
 
 /** A tool call's input as the model reads it (JSON); '' when absent. */
 export function inputText(input: unknown): string {

@@ -33,6 +33,7 @@
  *   the steps after the latest rewrite. Null without prompt tokens.
  */
 import type { StoredEvent, Usage } from '../events';
+import { tokensOfChars } from '../tokens';
 
 /** Prices relative to an uncached input token (Anthropic's). */
 export const CACHE_PRICES = { uncached: 1, cacheWrite: 1.25, cacheRead: 0.1 } as const;
@@ -243,7 +244,7 @@ export function cacheTraceOf(event: StoredEvent): CacheTraceEvent | null {
         type: event.type,
         callIds: event.data.callIds,
         ...(typeof freed === 'number' ? { tokensFreed: freed } : {}),
-        digestTokens: Math.ceil((event.data.digest?.parts ?? []).reduce((sum, part) => sum + ('text' in part ? part.text.length : 0), 0) / 4),
+        digestTokens: tokensOfChars((event.data.digest?.parts ?? []).reduce((sum, part) => sum + ('text' in part ? part.text.length : 0), 0)),
       };
     }
     default:
