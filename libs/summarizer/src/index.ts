@@ -4,5 +4,6 @@ export * from './openai.summarizer';
 export * from './anthropic.summarizer';
 export * from './summarizers';
 export * from './summary-chain';
+export * from './summarize-window';
 export * from './summarizer.module';
 export * from './tool-output-loader';

@@ -9,7 +9,6 @@ import {
   cacheReport,
   composeSessionView,
   RewriteCacheCost,
-  planCompaction,
   renderNeutral,
   StoredEvent,
 } from '@app/domain';
@@ -24,7 +23,7 @@ import {
   WindowRead,
 } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
-import { loadToolOutputs, SummaryChain } from '@app/summarizer';
+import { WindowSummarizer } from '@app/summarizer';
 import { tokenFigures } from '../context/context.service';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { sessionArchived, sessionNotFound } from '../sessions/session-state';
@@ -124,7 +123,7 @@ export class CompactionsService {
     private readonly db: Database,
     private readonly relay: OutboxRelay,
     private readonly waiter: CompactionWaiter,
-    private readonly chain: SummaryChain,
+    private readonly windows: WindowSummarizer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -216,22 +215,19 @@ export class CompactionsService {
     const read: WindowRead | undefined = await this.db.tenantTx(tenantId, (tx) => readWindow(tx, sessionId));
     if (!read) throw sessionNotFound(sessionId);
     const composed = composeSessionView(read.session, read);
-    const { compaction } = composed.config;
     // The marker this request would append.
     const markerSeq = read.session.headSeq + 1;
-    const plan = planCompaction({ events: read.events, pivot: read.pivot?.data ?? null, markerSeq, config: compaction, usable: composed.overflow.usable });
-    if (plan.kind === 'nothing') return { dryRun: true, status: 'nothing_to_compact', reason: plan.reason };
-    const outputs = await loadToolOutputs(this.db, tenantId, sessionId, [...plan.sourceHead, ...plan.keptMessages]);
-    const { completion, failures } = await this.chain.run({
-      plan,
+    const summary = await this.windows.summarize({
+      tenantId,
+      sessionId,
+      events: read.events,
+      pivot: read.pivot?.data ?? null,
+      session: read.session,
+      composed,
       marker: { seq: markerSeq, auto: false, reason: 'manual', instructions },
-      config: compaction,
-      session: { model: read.session.model, system: read.session.system },
-      tokensBefore: composed.view.tokens.estimated,
-      overhead: composed.view.tokens.overhead,
-      usable: composed.overflow.usable,
-      outputs,
     });
+    if (summary.kind === 'nothing') return { dryRun: true, status: 'nothing_to_compact', reason: summary.reason };
+    const { completion, failures } = summary;
     const pivot = { seq: markerSeq + 1, id: `cmp-${markerSeq}-completed`, type: 'compaction.completed', data: completion, createdAt: new Date(), tokens: 0 } as const;
     const after = composeSessionView(read.session, { pivot, events: read.events });
     const rendered = renderNeutral(after.view);

@@ -10,7 +10,6 @@ import {
   eventTokens,
   NewEvent,
   nothingToCompactEvent,
-  planCompaction,
 } from '@app/domain';
 import {
   clearCompactionRunning,
@@ -24,7 +23,7 @@ import {
 } from '@app/event-store';
 import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
 import { RewriteMetrics } from '@app/maintenance';
-import { loadToolOutputs, SummaryChain } from '@app/summarizer';
+import { WindowSummarizer } from '@app/summarizer';
 import { WorkerMetrics } from '../worker-metrics';
 
 /** What a run did; the job's return value, which `POST .../compactions {wait}` reads. */
@@ -51,7 +50,7 @@ export class CompactSession {
 
   constructor(
     private readonly db: Database,
-    private readonly chain: SummaryChain,
+    private readonly windows: WindowSummarizer,
     private readonly metrics: WorkerMetrics,
     private readonly rewrites: RewriteMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -93,31 +92,11 @@ export class CompactSession {
     const { read, composed, marker } = claimed;
     const { compaction } = composed.config;
 
-    const plan = planCompaction({
-      events: read.events,
-      pivot: read.pivot?.data ?? null,
-      markerSeq: marker.seq,
-      config: compaction,
-      usable: composed.overflow.usable,
-    });
-    if (plan.kind === 'nothing') {
-      const committed = await this.commit(tenantId, sessionId, marker.seq, () => [nothingToCompactEvent(plan)]);
-      return committed ? { outcome: 'nothing_to_compact', markerSeq: marker.seq, reason: plan.reason } : { outcome: 'discarded', markerSeq: marker.seq, reason: 'duplicate' };
+    const chained = await this.windows.summarize({ tenantId, sessionId, events: read.events, pivot: read.pivot?.data ?? null, session: read.session, composed, marker, signal });
+    if (chained.kind === 'nothing') {
+      const committed = await this.commit(tenantId, sessionId, marker.seq, () => [nothingToCompactEvent(chained)]);
+      return committed ? { outcome: 'nothing_to_compact', markerSeq: marker.seq, reason: chained.reason } : { outcome: 'discarded', markerSeq: marker.seq, reason: 'duplicate' };
     }
-
-    // The summarizer reads the whole outputs the views truncated (the head's, and the kept ones' hidden errors).
-    const outputs = await loadToolOutputs(this.db, tenantId, sessionId, [...plan.sourceHead, ...plan.keptMessages]);
-    const chained = await this.chain.run({
-      plan,
-      marker,
-      config: compaction,
-      session: { model: read.session.model, system: read.session.system },
-      tokensBefore: composed.view.tokens.estimated,
-      overhead: composed.view.tokens.overhead,
-      usable: composed.overflow.usable,
-      signal,
-      outputs,
-    });
     const failures = chained.failures;
     // The range the pivot takes out of the window, for the history.
     const completion = { ...chained.completion, coveredFromSeq: (read.pivot?.data.coveredThroughSeq ?? 0) + 1 };
