@@ -1,5 +1,7 @@
-// Two projects: `unit` (pure domain, milliseconds) and `e2e` (real PostgreSQL,
-// Redis and the built service in child processes; see test/support).
+// Three projects: `unit` (pure domain, milliseconds), `int` (a store's SQL
+// against a real PostgreSQL, no HTTP: `*.int-spec.ts` beside the store) and
+// `e2e` (real PostgreSQL, Redis and the built service in child processes; see
+// test/support).
 const swc = [
   '@swc/jest',
   {
@@ -28,6 +30,14 @@ module.exports = {
       testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/packages/**/*.spec.ts'],
       transform: { '^.+\\.ts$': swc },
       moduleNameMapper,
+    },
+    {
+      displayName: 'int',
+      testMatch: ['<rootDir>/libs/**/*.int-spec.ts'],
+      transform: { '^.+\\.ts$': swc },
+      moduleNameMapper,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     {
       displayName: 'e2e',

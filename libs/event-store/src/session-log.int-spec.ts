@@ -1,0 +1,112 @@
+import type { Tx } from '@app/database';
+import { NewEvent } from '@app/domain';
+import { findToolCalls, insertEvents, insertSession, lockSessionForAppend, payloadHash, readWindow, recordToolCalls } from '.';
+import { StoreDatabase, storeDatabase } from './testing/store-database';
+
+/**
+ * The session log's SQL where it lives: events written at the head with
+ * gap-free seqs, the head moved in the same statement, ids looked up under
+ * the session lock, the window read back in order, the tool-call ledger, and
+ * row-level security between tenants.
+ */
+
+const say = (id: string, role: 'user' | 'assistant', text: string): NewEvent => ({
+  id,
+  type: 'message.added',
+  data: { message: { id, role, parts: [{ type: 'text', text }] } },
+});
+const row = (event: NewEvent) => ({ event, payloadHash: payloadHash(event), tokens: 3 });
+
+describe('session log (store, real PostgreSQL)', () => {
+  let store: StoreDatabase;
+  let tenantId: string;
+
+  beforeAll(async () => {
+    store = await storeDatabase();
+    tenantId = await store.tenant();
+  });
+  afterAll(() => store?.close());
+
+  const inTenant = <T>(work: (tx: Tx) => Promise<T>, tenant = tenantId) => store.db.tenantTx(tenant, work);
+  const newSession = (sessionId: string, tenant = tenantId) =>
+    store.db.tenantTx(tenant, (tx) => insertSession(tx, tenant, { sessionId, model: 'gpt-4.1', system: null, systemTokens: 0, config: {}, metadata: {} }));
+
+  it('given a new session, when two batches are written at its head, then seqs run on from the head with no gap and the head moves', async () => {
+    // given
+    await newSession('log-a');
+    // when
+    const first = await inTenant((tx) => insertEvents(tx, 'log-a', 0, [row(say('e1', 'user', 'hi')), row(say('e2', 'assistant', 'hello'))]));
+    const second = await inTenant((tx) => insertEvents(tx, 'log-a', null, [row(say('e3', 'user', 'bye'))]));
+    // then
+    expect([first, second]).toEqual([2, 3]);
+    const read = await inTenant((tx) => readWindow(tx, 'log-a'));
+    expect(read!.session.headSeq).toBe(3);
+    expect(read!.events.map((e) => [e.seq, e.id])).toEqual([
+      [1, 'e1'],
+      [2, 'e2'],
+      [3, 'e3'],
+    ]);
+  });
+
+  it('given stored events, when the lock looks their ids up, then it finds them with their seqs and body hashes, and not the unknown one', async () => {
+    // given
+    await newSession('log-b');
+    const stored = say('b1', 'user', 'once');
+    await inTenant((tx) => insertEvents(tx, 'log-b', 0, [row(stored)]));
+    // when
+    const locked = await inTenant((tx) => lockSessionForAppend(tx, 'log-b', { eventIds: ['b1', 'b2'] }));
+    // then
+    expect(locked).toMatchObject({ headSeq: 1, model: 'gpt-4.1', archived: false });
+    expect(locked!.existing.map((e) => ({ id: e.id, seq: e.seq, sameBody: e.payloadHash.equals(payloadHash(stored)) }))).toEqual([{ id: 'b1', seq: 1, sameBody: true }]);
+  });
+
+  it('given a write at a head that moved, when it is sent with the old head, then PostgreSQL refuses the duplicate seq and nothing is written', async () => {
+    // given
+    await newSession('log-c');
+    await inTenant((tx) => insertEvents(tx, 'log-c', 0, [row(say('c1', 'user', 'first'))]));
+    // when
+    const stale = inTenant((tx) => insertEvents(tx, 'log-c', 0, [row(say('c2', 'user', 'second'))]));
+    // then
+    await expect(stale).rejects.toThrow();
+    expect((await inTenant((tx) => readWindow(tx, 'log-c')))!.events.map((e) => e.id)).toEqual(['c1']);
+  });
+
+  it('given issued calls, when one is answered later, then the ledger knows both, answered or not, with their seqs', async () => {
+    // given
+    await newSession('log-d');
+    await inTenant((tx) =>
+      recordToolCalls(
+        tx,
+        'log-d',
+        [
+          { callId: 'call-1', name: 'bash', seq: 2 },
+          { callId: 'call-2', name: 'read', seq: 2 },
+        ],
+        [],
+      ),
+    );
+    // when
+    await inTenant((tx) => recordToolCalls(tx, 'log-d', [], [{ callId: 'call-1', seq: 3 }]));
+    // then
+    const calls = await inTenant((tx) => findToolCalls(tx, 'log-d', ['call-1', 'call-2', 'call-9']));
+    expect(calls.sort((a, b) => a.callId.localeCompare(b.callId))).toEqual([
+      { callId: 'call-1', name: 'bash', answered: true, issuedSeq: 2, answeredSeq: 3 },
+      { callId: 'call-2', name: 'read', answered: false, issuedSeq: 2, answeredSeq: null },
+    ]);
+  });
+
+  it("given another tenant's session, when this tenant reads, locks or writes it, then it does not exist for this tenant", async () => {
+    // given
+    const other = await store.tenant();
+    await newSession('log-e', other);
+    await store.db.tenantTx(other, (tx) => insertEvents(tx, 'log-e', 0, [row(say('x1', 'user', 'secret'))]));
+    // when
+    const read = await inTenant((tx) => readWindow(tx, 'log-e'));
+    const locked = await inTenant((tx) => lockSessionForAppend(tx, 'log-e', { eventIds: ['x1'] }));
+    const written = inTenant((tx) => insertEvents(tx, 'log-e', null, [row(say('x2', 'user', 'planted'))]));
+    // then
+    expect({ read, locked }).toEqual({ read: undefined, locked: undefined });
+    await expect(written).rejects.toThrow();
+    expect((await store.db.tenantTx(other, (tx) => readWindow(tx, 'log-e')))!.events.map((e) => e.id)).toEqual(['x1']);
+  });
+});
