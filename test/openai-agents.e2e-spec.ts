@@ -73,14 +73,13 @@ const itemsOf = (items: AgentInputItem[]): string[] =>
     return item.type;
   });
 
-const turn = (question: string, id: string) => [
+const turn = (question: string) => [
   `user ${question}`,
   'call run_tests',
   'call read_file',
   'result packages/client: 42 passed, 0 failed',
   'result build.log: [build] compiled 3000 modules, no errors',
   `assistant ${SCRIPT.finalText}`,
-  ...(id ? [] : []),
 ];
 
 describe('OpenAI Agents SDK session (@session-store/openai-agents)', () => {
@@ -114,11 +113,11 @@ describe('OpenAI Agents SDK session (@session-store/openai-agents)', () => {
       const requests = stub.requests.slice(before);
       expect(requests.map((r) => r.problems)).toEqual([[], []]);
       // The run's first request: every earlier turn read back from the store, then the question.
-      expect(inputOf(requests[0].body)).toEqual([...questions.slice(0, index).flatMap((q) => turn(q, '')), `user ${question}`]);
+      expect(inputOf(requests[0].body)).toEqual([...questions.slice(0, index).flatMap((q) => turn(q)), `user ${question}`]);
     }
     const sessionId = await session.getSessionId();
-    expect(itemsOf(await session.getItems())).toEqual(questions.flatMap((q) => turn(q, '')));
-    expect(itemsOf(await session.getItems(2))).toEqual(turn(questions[2], '').slice(-2));
+    expect(itemsOf(await session.getItems())).toEqual(questions.flatMap((q) => turn(q)));
+    expect(itemsOf(await session.getItems(2))).toEqual(turn(questions[2]).slice(-2));
 
     // The log holds each turn in the service's own shapes: the results named as their calls.
     const events = await store.api.GET('/v1/sessions/{sessionId}/events', { params: { path: { sessionId }, query: { types: ['message.added'] } } });
@@ -140,7 +139,7 @@ describe('OpenAI Agents SDK session (@session-store/openai-agents)', () => {
     const compacted = itemsOf(await session.getItems());
     expect(compacted.length).toBeLessThan(questions.length * 6);
     expect(compacted.some((item) => item.includes(compactions[0].summary!))).toBe(true);
-    expect(compacted.slice(-6)).toEqual(turn(questions[2], ''));
+    expect(compacted.slice(-6)).toEqual(turn(questions[2]));
 
     // The next run is sent that view, and goes on.
     const before = stub.requests.length;
@@ -149,7 +148,7 @@ describe('OpenAI Agents SDK session (@session-store/openai-agents)', () => {
     const requests = stub.requests.slice(before);
     expect(requests.map((r) => r.problems)).toEqual([[], []]);
     expect(inputOf(requests[0].body)).toEqual([...compacted, 'user Ship it']);
-    expect(itemsOf(await session.getItems())).toEqual([...compacted, ...turn('Ship it', '')]);
+    expect(itemsOf(await session.getItems())).toEqual([...compacted, ...turn('Ship it')]);
   });
 
   it('popItem rewinds the last item off the view and returns it; clearSession starts over with the same id', async () => {
@@ -157,28 +156,41 @@ describe('OpenAI Agents SDK session (@session-store/openai-agents)', () => {
     await run(agent, 'Run the tests', { session });
     const items = await session.getItems();
     // The session's system prompt is the view's first item, the SDK's turn after it.
-    expect(itemsOf(items)).toEqual(['system Work in /repo.', ...turn('Run the tests', '')]);
+    expect(itemsOf(items)).toEqual(['system Work in /repo.', ...turn('Run the tests')]);
 
-    // The answer, then one of two results appended together (the other stays).
+    // The answer, then the second of two results appended together: its call now reads as aborted (the service's result for a call left unanswered).
     expect(await session.popItem()).toEqual(items.at(-1));
     expect(await session.getItems()).toEqual(items.slice(0, -1));
     expect(await session.popItem()).toEqual(items.at(-2));
-    expect(await session.getItems()).toEqual(items.slice(0, -2));
+    const [call1, call2] = [items[2], items[3]];
+    expect(call1.type === 'function_call' && call2.type === 'function_call').toBe(true);
+    const aborted = (item: AgentInputItem) => ({ type: 'function_call_result', callId: item.type === 'function_call' ? item.callId : '', output: 'aborted' });
+    expect(await session.getItems()).toEqual([...items.slice(0, -2), expect.objectContaining(aborted(call2))]);
+    expect(await session.popItem()).toEqual(items.at(-3));
+    expect(await session.getItems()).toEqual([...items.slice(0, -3), expect.objectContaining(aborted(call1)), expect.objectContaining(aborted(call2))]);
 
-    // The log keeps what was popped: the view before the rewinds still has it.
+    // One of two parallel calls cannot be popped alone: the other's id stays issued. Nothing changes.
     const sessionId = await session.getSessionId();
     const { headSeq } = await store.getSession(sessionId);
-    expect(headSeq).toBeGreaterThan(items.length);
+    await expect(session.popItem()).rejects.toThrow(/cannot pop call call_\d+_1 alone/);
+    expect((await store.getSession(sessionId)).headSeq).toBe(headSeq);
+
+    // The log keeps what was popped: the events appended before the pops are all there.
+    const { data } = await store.api.GET('/v1/sessions/{sessionId}/events', { params: { path: { sessionId }, query: { types: ['message.added'] } } });
+    expect(data!.events.filter((e) => e.type === 'message.added' && e.data.message.role === 'assistant')).toHaveLength(2);
 
     // A run after the pops goes on from the view as it now is.
     const before = stub.requests.length;
-    await session.popItem();
-    await session.popItem();
-    await session.popItem();
-    await session.popItem();
-    expect(itemsOf(await session.getItems())).toEqual(['system Work in /repo.', 'user Run the tests']);
     await run(agent, 'Only the tests, please', { session });
-    expect(inputOf(stub.requests[before].body)).toEqual(['system Work in /repo.', 'user Run the tests', 'user Only the tests, please']);
+    expect(inputOf(stub.requests[before].body)).toEqual([
+      'system Work in /repo.',
+      'user Run the tests',
+      'call run_tests',
+      'call read_file',
+      'result aborted',
+      'result aborted',
+      'user Only the tests, please',
+    ]);
 
     await session.clearSession();
     expect(await session.getSessionId()).toBe(sessionId);
@@ -187,6 +199,6 @@ describe('OpenAI Agents SDK session (@session-store/openai-agents)', () => {
     const { model, system } = await store.getSession(sessionId);
     expect({ model, system }).toEqual({ model: 'gpt-4.1', system: 'Work in /repo.' });
     await run(agent, 'Run the tests', { session });
-    expect(itemsOf(await session.getItems())).toEqual(['system Work in /repo.', ...turn('Run the tests', '')]);
+    expect(itemsOf(await session.getItems())).toEqual(['system Work in /repo.', ...turn('Run the tests')]);
   });
 });

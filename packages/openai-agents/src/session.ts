@@ -1,5 +1,5 @@
 import type { AgentInputItem, OpenAIResponsesCompactionArgs, OpenAIResponsesCompactionAwareSession } from '@openai/agents';
-import type { components, CreateSessionRequest, SessionStoreClient, StoredEvent } from '@session-store/client';
+import type { components, CreateSessionRequest, SessionStoreClient } from '@session-store/client';
 import { toAgentItems, toResponsesItems } from './items';
 
 export interface SessionStoreSessionOptions {
@@ -11,6 +11,12 @@ export interface SessionStoreSessionOptions {
 }
 
 type EventPage = components['schemas']['EventPage'];
+type Message = components['schemas']['Message'];
+type Part = Message['parts'][number];
+type NewMessage = components['schemas']['NewMessage'];
+type AssistantPart = components['schemas']['NewAssistantMessage']['parts'][number];
+type ToolResultPart = components['schemas']['ToolResultPart'];
+type NewToolResultPart = components['schemas']['NewToolResultPart'];
 
 /** What the service renders for a view with no message, as the Responses API refuses an empty input: not an item of the session. */
 const OPENING_TEXT = '(conversation continues)';
@@ -47,9 +53,9 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
 
   /**
    * The compacted view (what the model is sent), as the SDK's items: after a
-   * compaction, the summary in place of the turns it covers. A call still
-   * waiting for its result is left out (`pending: 'omit'`): the SDK appends
-   * the result with the call when it has one.
+   * compaction, the summary in place of the turns it covers; a call left
+   * without a result (a run that stopped mid-turn) with the service's
+   * `aborted` result, which the SDK's result replaces when it comes.
    */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     if (limit !== undefined && limit <= 0) return [];
@@ -65,27 +71,32 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
   }
 
   /**
-   * Rewinds to just before the message holding the view's last item (the log
-   * keeps it), then appends again what that message held before the item,
-   * when it held several (an assistant's text before its call). Not past a
-   * compaction: the summarized range is refused by the service
-   * (409 `rewind_behind_pivot`).
+   * Pops the last item the log holds in the view: rewinds to just before its
+   * message (the log keeps it) and appends that message again without it
+   * when the message held more (an assistant's text before its call, one of
+   * several results). Nothing to pop (undefined) when the view holds only
+   * the system prompt and a compaction's summary: the summarized range is
+   * not rewound. The last of several parallel calls is refused: their ids
+   * stay issued after a rewind, so the others could not be appended again.
    */
   async popItem(): Promise<AgentInputItem | undefined> {
     const sessionId = await this.getSessionId();
-    const items = await this.viewItems(sessionId);
-    const last = items.at(-1);
-    if (last === undefined) return undefined;
-    const context = await this.client.context(sessionId, { format: 'neutral', pending: 'omit' });
-    const message = context.messages.at(-1);
-    const seq = message === undefined ? undefined : await this.messageSeq(sessionId, message.id, context.pivotSeq ?? 0);
-    // The view's last message is the session's system prompt or the compaction's summary: no item of the SDK's to pop.
-    if (seq === undefined) return undefined;
+    const [items, view] = await Promise.all([this.viewItems(sessionId), this.client.context(sessionId, { format: 'neutral' })]);
+    // Tool messages split across their calls are `id#2`…; synthetic results (a call never answered) are in no event.
+    const logged = view.messages.filter((message) => message.metadata?.kind !== 'synthetic' && message.id !== 'system');
+    const lastId = logged.at(-1)?.id.replace(/#\d+$/, '');
+    const event = lastId === undefined ? undefined : await this.messageEvent(sessionId, lastId, view.pivotSeq ?? 0);
+    if (event === undefined) return undefined;
+    const { seq, message } = event;
+    const index = poppedPart(message);
+    const popped = index === undefined ? undefined : message.parts[index];
+    const rest = remainder(message, index);
+    if (popped?.type === 'tool_call' && rest?.role === 'assistant' && rest.parts.some((part) => part.type === 'tool_call')) {
+      throw new Error(`cannot pop call ${popped.callId} alone: the other calls of its turn keep their ids after a rewind and could not be appended again`);
+    }
     await this.client.rewind(sessionId, seq - 1);
-    const kept = await this.viewItems(sessionId);
-    const removed = items.slice(kept.length);
-    await this.addItems(removed.slice(0, -1));
-    return last;
+    if (rest !== undefined) await this.client.append(sessionId, [{ type: 'message.added', data: { message: rest } }]);
+    return items.findLast((item) => isItemOf(item, message.role, popped));
   }
 
   /**
@@ -121,7 +132,7 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
   }
 
   private async viewItems(sessionId: string): Promise<AgentInputItem[]> {
-    const context = await this.client.context(sessionId, { format: 'openai-responses', pending: 'omit' });
+    const context = await this.client.context(sessionId, { format: 'openai-responses' });
     const [only, ...rest] = context.messages;
     if (rest.length === 0 && only !== undefined && 'role' in only && only.role === 'user' && isOpening(only.content)) return [];
     return toAgentItems(context.messages);
@@ -135,12 +146,12 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
     return data;
   }
 
-  /** The seq of the message.added event that added the message `id`, searched from the pivot on. */
-  private async messageSeq(sessionId: string, id: string, afterSeq: number): Promise<number | undefined> {
-    let found: number | undefined;
+  /** The message.added event that added the message `id`, searched from the pivot on (the summarized range has no item to pop). */
+  private async messageEvent(sessionId: string, id: string, afterSeq: number): Promise<{ seq: number; message: Message } | undefined> {
+    let found: { seq: number; message: Message } | undefined;
     for (let cursor: number | null = afterSeq; cursor !== null; ) {
       const page: EventPage = await this.events(sessionId, cursor);
-      for (const event of page.events) if (addsMessage(event, id)) found = event.seq;
+      for (const event of page.events) if (event.type === 'message.added' && event.data.message.id === id) found = { seq: event.seq, message: event.data.message };
       cursor = page.nextAfterSeq;
     }
     return found;
@@ -151,6 +162,44 @@ function isOpening(content: unknown): boolean {
   return Array.isArray(content) && content.length === 1 && content[0]?.type === 'input_text' && content[0]?.text === OPENING_TEXT;
 }
 
-function addsMessage(event: StoredEvent, id: string): boolean {
-  return event.type === 'message.added' && event.data.message.id === id;
+/**
+ * The part that renders a message's last item: the last result of a tool
+ * message, the last call of an assistant message (its texts render before
+ * its calls), else its last text; none for a user or system message, which
+ * is one item whole.
+ */
+function poppedPart(message: Message): number | undefined {
+  if (message.role === 'user' || message.role === 'system') return undefined;
+  for (const type of ['tool_result', 'tool_call', 'text'] as const) {
+    const index = message.parts.findLastIndex((part) => part.type === type);
+    if (index >= 0) return index;
+  }
+  return undefined;
+}
+
+/** The message without the popped part, as appended again; none when nothing else is left. */
+function remainder(message: Message, popped: number | undefined): NewMessage | undefined {
+  if (popped === undefined) return undefined;
+  const parts = message.parts.filter((_part, at) => at !== popped);
+  const metadata = message.metadata === undefined ? {} : { metadata: message.metadata };
+  if (message.role === 'assistant') {
+    const kept = parts.filter((part): part is AssistantPart => part.type !== 'tool_result');
+    return kept.length > 0 ? { role: 'assistant', parts: kept, ...metadata } : undefined;
+  }
+  const results = parts.flatMap((part) => (part.type === 'tool_result' ? [resultAsAppended(part)] : []));
+  return results.length > 0 ? { role: 'tool', parts: results, ...metadata } : undefined;
+}
+
+/** A stored result as appended: a cached output by its ref (the cache keeps it whole), else its text. */
+function resultAsAppended(part: ToolResultPart): NewToolResultPart {
+  const { type, callId, name, isError, attachments } = part;
+  const output = part.outputRef === undefined ? { output: part.output } : { outputRef: { id: part.outputRef.id } };
+  return { type, callId, name, ...(isError === undefined ? {} : { isError }), ...(attachments === undefined ? {} : { attachments }), ...output };
+}
+
+/** Whether the view's item is the one the popped part (or the whole message, without one) rendered. */
+function isItemOf(item: AgentInputItem, role: Message['role'], part: Part | undefined): boolean {
+  if (part?.type === 'tool_result') return item.type === 'function_call_result' && item.callId === part.callId;
+  if (part?.type === 'tool_call') return item.type === 'function_call' && item.callId === part.callId;
+  return 'role' in item && item.role === role;
 }
