@@ -1,4 +1,4 @@
-import type { Instructions, LanguageModelUsage, ModelMessage, PrepareStepFunction, StepResult, ToolSet } from 'ai';
+import type { Instructions, LanguageModelUsage, ModelMessage, StepResult, ToolSet } from 'ai';
 import type { AiSdkStep, SessionStoreClient } from '@session-store/client';
 
 export interface SessionStoreChatOptions {
@@ -82,9 +82,10 @@ export class SessionStoreChat {
    * `prepareStep` for `generateText`/`streamText`: saves the steps before
    * this one, then sends the model the store's context instead of the SDK's
    * own running list, so a compaction that landed between two steps is what
-   * the next step sees.
+   * the next step sees. Typed by what it reads and returns, so it fits
+   * `PrepareStepFunction` for any tool set.
    */
-  prepareStep: PrepareStepFunction<ToolSet> = async ({ steps }) => {
+  prepareStep = async ({ steps }: { steps: readonly Step[] }): Promise<ChatPrompt> => {
     await this.saveSteps(steps);
     return this.load();
   };
