@@ -141,14 +141,20 @@ describe('OpenAI Agents SDK session (@session-store/openai-agents)', () => {
     expect(compacted.some((item) => item.includes(compactions[0].summary!))).toBe(true);
     expect(compacted.slice(-6)).toEqual(turn(questions[2]));
 
+    // A turn the compaction kept verbatim can still be popped: the answer goes, the summary stays.
+    const popped = await session.popItem();
+    expect(popped && itemsOf([popped])).toEqual([`assistant ${SCRIPT.finalText}`]);
+    const view = compacted.slice(0, -1);
+    expect(itemsOf(await session.getItems())).toEqual(view);
+
     // The next run is sent that view, and goes on.
     const before = stub.requests.length;
     const result = await run(agent, 'Ship it', { session });
     expect(result.finalOutput).toBe(SCRIPT.finalText);
     const requests = stub.requests.slice(before);
     expect(requests.map((r) => r.problems)).toEqual([[], []]);
-    expect(inputOf(requests[0].body)).toEqual([...compacted, 'user Ship it']);
-    expect(itemsOf(await session.getItems())).toEqual([...compacted, ...turn('Ship it')]);
+    expect(inputOf(requests[0].body)).toEqual([...view, 'user Ship it']);
+    expect(itemsOf(await session.getItems())).toEqual([...view, ...turn('Ship it')]);
   });
 
   it('popItem rewinds the last item off the view and returns it; clearSession starts over with the same id', async () => {

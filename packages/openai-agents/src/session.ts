@@ -29,25 +29,24 @@ const OPENING_TEXT = '(conversation continues)';
  */
 export class SessionStoreSession implements OpenAIResponsesCompactionAwareSession {
   private readonly client: SessionStoreClient;
-  private readonly create: CreateSessionRequest | undefined;
+  /** Where the id comes from: the one given, or a session created on first use. */
+  private readonly resolveId: () => Promise<string>;
   private sessionId: Promise<string> | undefined;
 
   constructor(options: SessionStoreSessionOptions) {
-    if (options.sessionId === undefined && options.create === undefined) throw new Error('SessionStoreSession needs a sessionId or create');
-    this.client = options.client;
-    this.create = options.create;
-    this.sessionId = options.sessionId === undefined ? undefined : Promise.resolve(options.sessionId);
+    const { client, sessionId, create } = options;
+    this.client = client;
+    if (sessionId !== undefined) this.resolveId = () => Promise.resolve(sessionId);
+    else if (create !== undefined) this.resolveId = async () => (await client.createSession(create)).id;
+    else throw new Error('SessionStoreSession needs a sessionId or create');
   }
 
   getSessionId(): Promise<string> {
     // One creation however many calls race for it; a failed creation is tried again by the next call.
-    this.sessionId ??= this.client.createSession(this.create ?? { model: '' }).then(
-      (session) => session.id,
-      (error: unknown) => {
-        this.sessionId = undefined;
-        throw error;
-      },
-    );
+    this.sessionId ??= this.resolveId().catch((error: unknown) => {
+      this.sessionId = undefined;
+      throw error;
+    });
     return this.sessionId;
   }
 
@@ -85,7 +84,7 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
     // Tool messages split across their calls are `id#2`…; synthetic results (a call never answered) are in no event.
     const logged = view.messages.filter((message) => message.metadata?.kind !== 'synthetic' && message.id !== 'system');
     const lastId = logged.at(-1)?.id.replace(/#\d+$/, '');
-    const event = lastId === undefined ? undefined : await this.messageEvent(sessionId, lastId, view.pivotSeq ?? 0);
+    const event = lastId === undefined ? undefined : await this.messageEvent(sessionId, lastId);
     if (event === undefined) return undefined;
     const { seq, message } = event;
     const index = poppedPart(message);
@@ -108,7 +107,8 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
   async clearSession(): Promise<void> {
     const sessionId = await this.getSessionId();
     const { model, system, config, metadata } = await this.client.getSession(sessionId);
-    await this.client.api.DELETE('/v1/sessions/{sessionId}', { params: { path: { sessionId } } });
+    const { error, response } = await this.client.api.DELETE('/v1/sessions/{sessionId}', { params: { path: { sessionId } } });
+    if (error !== undefined || !response.ok) throw new Error(`deleting ${sessionId} failed: ${response.status} ${JSON.stringify(error)}`);
     await this.client.createSession({ id: sessionId, model, ...(system ? { system } : {}), config, metadata });
   }
 
@@ -146,10 +146,14 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
     return data;
   }
 
-  /** The message.added event that added the message `id`, searched from the pivot on (the summarized range has no item to pop). */
-  private async messageEvent(sessionId: string, id: string, afterSeq: number): Promise<{ seq: number; message: Message } | undefined> {
+  /**
+   * The message.added event that added the message `id`; none for the
+   * service's own messages (a compaction's summary). The whole log is read:
+   * the turns a compaction kept verbatim are before its pivot.
+   */
+  private async messageEvent(sessionId: string, id: string): Promise<{ seq: number; message: Message } | undefined> {
     let found: { seq: number; message: Message } | undefined;
-    for (let cursor: number | null = afterSeq; cursor !== null; ) {
+    for (let cursor: number | null = 0; cursor !== null; ) {
       const page: EventPage = await this.events(sessionId, cursor);
       for (const event of page.events) if (event.type === 'message.added' && event.data.message.id === id) found = { seq: event.seq, message: event.data.message };
       cursor = page.nextAfterSeq;
