@@ -60,7 +60,8 @@ export class SessionStoreChat {
   /**
    * Appends one step whole: its response messages (the assistant's message,
    * and the results of the tools the SDK ran) and its usage, which the
-   * service keeps as `step.finished`. A step already saved is skipped, so
+   * service keeps as `step.finished` (a step whose provider reported no
+   * token counts is saved without it). A step already saved is skipped, so
    * this is also safe as `onStepFinish`.
    */
   saveStep = async (step: Step): Promise<void> => {
@@ -68,7 +69,14 @@ export class SessionStoreChat {
       if (this.saved.has(step)) return;
       const contextSeq = this.contextSeq;
       this.contextSeq = undefined;
-      await this.client.appendNative(this.sessionId, { format: 'ai-sdk', response: aiSdkStep(step), ...(contextSeq === undefined ? {} : { contextSeq }) });
+      // Without token counts the service refuses a usage (a zero would be taken as the context's size): the messages alone then.
+      const counted = step.usage.inputTokens !== undefined && step.usage.outputTokens !== undefined;
+      await this.client.appendNative(
+        this.sessionId,
+        counted
+          ? { format: 'ai-sdk', response: aiSdkStep(step), ...(contextSeq === undefined ? {} : { contextSeq }) }
+          : { format: 'ai-sdk', messages: step.response.messages },
+      );
       this.saved.add(step);
     });
   };

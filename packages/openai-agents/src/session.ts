@@ -122,12 +122,14 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
   async runCompaction(args?: OpenAIResponsesCompactionArgs): Promise<null> {
     if (args?.force !== true) return null;
     const sessionId = await this.getSessionId();
-    const { error, response } = await this.client.api.POST('/v1/sessions/{sessionId}/compactions', {
+    const { data, error, response } = await this.client.api.POST('/v1/sessions/{sessionId}/compactions', {
       params: { path: { sessionId } },
       body: { wait: true },
       headers: { 'idempotency-key': crypto.randomUUID() },
     });
     if (error !== undefined || !response.ok) throw new Error(`compaction of ${sessionId} failed: ${response.status} ${JSON.stringify(error)}`);
+    // 202: still running when the wait ended; it commits in the background, as the hook is best-effort.
+    if ('status' in data && data.status === 'failed') throw new Error(`compaction of ${sessionId} failed: ${JSON.stringify(data.failures)}`);
     return null;
   }
 
