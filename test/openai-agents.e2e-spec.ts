@@ -207,4 +207,15 @@ describe('OpenAI Agents SDK session (@session-store/openai-agents)', () => {
     await run(agent, 'Run the tests', { session });
     expect(itemsOf(await session.getItems())).toEqual(['system Work in /repo.', ...turn('Run the tests')]);
   });
+
+  it('an empty session has no items, a user message with the text of the service’s opening item is one', async () => {
+    const session = new SessionStoreSession({ client: store, create: { model: 'gpt-4.1' } });
+    expect(await session.getItems()).toEqual([]);
+    // Appended as the service's own message: a native append reads this text as the opening and drops it.
+    const text = '(conversation continues)';
+    await store.append(await session.getSessionId(), [{ type: 'message.added', data: { message: { role: 'user', parts: [{ type: 'text', text }] } } }]);
+    expect(itemsOf(await session.getItems())).toEqual(['user (conversation continues)']);
+    expect(await session.popItem()).toMatchObject({ role: 'user' });
+    expect(await session.getItems()).toEqual([]);
+  });
 });

@@ -18,7 +18,7 @@ type AssistantPart = components['schemas']['NewAssistantMessage']['parts'][numbe
 type ToolResultPart = components['schemas']['ToolResultPart'];
 type NewToolResultPart = components['schemas']['NewToolResultPart'];
 
-/** What the service renders for a view with no message, as the Responses API refuses an empty input: not an item of the session. */
+/** What the service renders for a view with no message (the Responses API refuses an empty input): not an item of the session. */
 const OPENING_TEXT = '(conversation continues)';
 
 /**
@@ -136,7 +136,9 @@ export class SessionStoreSession implements OpenAIResponsesCompactionAwareSessio
   private async viewItems(sessionId: string): Promise<AgentInputItem[]> {
     const context = await this.client.context(sessionId, { format: 'openai-responses' });
     const [only, ...rest] = context.messages;
-    if (rest.length === 0 && only !== undefined && 'role' in only && only.role === 'user' && isOpening(only.content)) return [];
+    // The opening item, or a user's message with the same text: the neutral view, which has no opening, tells them apart.
+    const opening = rest.length === 0 && only !== undefined && 'role' in only && only.role === 'user' && isOpening(only.content);
+    if (opening && (await this.client.context(sessionId, { format: 'neutral' })).messages.length === 0) return [];
     return toAgentItems(context.messages);
   }
 
