@@ -7,6 +7,7 @@ import {
   openAIError,
   responsesResponse,
   send,
+  sendResponsesStream,
   startStubServer,
   StubReply,
   StubServer,
@@ -387,7 +388,7 @@ export async function startProviderStub(options: { agent?: AgentScript } = {}): 
     if (problems.length > 0) return send(res, 400, anthropic ? anthropicError(problems.join('; ')) : openAIError(problems.join('; ')));
     const reply = scripted?.reply ?? 'ok';
     if (path === '/v1/chat/completions') return send(res, 200, chatCompletion(body.model, reply));
-    if (path === '/v1/responses') return send(res, 200, responsesResponse(body.model, reply));
+    if (path === '/v1/responses') return body.stream === true ? sendResponsesStream(res, responsesResponse(body.model, reply)) : send(res, 200, responsesResponse(body.model, reply));
     return send(res, 200, anthropicMessage(body.model, reply));
   });
   return { ...server, requests };

@@ -137,6 +137,25 @@ export function responsesResponse(model: string, reply: string | StubReply) {
   };
 }
 
+/**
+ * A Responses answer as the API streams it (`stream: true`): server-sent
+ * events from response.created to response.completed, each output item
+ * added then done, a message's text as one delta.
+ */
+export function sendResponsesStream(res: ServerResponse, response: ReturnType<typeof responsesResponse>): void {
+  const { output, ...head } = response;
+  const events: Array<Record<string, unknown>> = [{ type: 'response.created', response: { ...head, status: 'in_progress', output: [], usage: null } }];
+  output.forEach((item, index) => {
+    events.push({ type: 'response.output_item.added', output_index: index, item: { ...item, status: 'in_progress', ...('content' in item ? { content: [] } : {}) } });
+    if ('content' in item) for (const part of item.content) events.push({ type: 'response.output_text.delta', item_id: item.id, output_index: index, content_index: 0, delta: part.text });
+    events.push({ type: 'response.output_item.done', output_index: index, item });
+  });
+  events.push({ type: 'response.completed', response });
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  events.forEach((event, index) => res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`));
+  res.end();
+}
+
 /** A minimal valid Anthropic Messages response. Anthropic's input_tokens leave out cache reads and writes. */
 export function anthropicMessage(model: string, reply: string | StubReply) {
   const { text, calls, usage } = replyOf(reply);

@@ -1,0 +1,2 @@
+export { SessionStoreChat } from './chat';
+export type { ChatPrompt, SessionStoreChatOptions } from './chat';
