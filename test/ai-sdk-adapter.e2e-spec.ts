@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { Client } from './support/client';
+import { runExample, TOOLS_TASK } from './support/examples';
 import { AgentScript, ProviderStub, startProviderStub } from './support/provider-stub';
 import { startService, TestService } from './support/service';
 
@@ -13,28 +12,8 @@ import { startService, TestService } from './support/service';
  * compaction, two more on the same session.
  */
 
-const SCRIPT: AgentScript = {
-  calls: [
-    { name: 'run_tests', input: { package: 'packages/client' } },
-    { name: 'read_file', input: { path: 'build.log' } },
-  ],
-  finalText: 'All 42 tests pass and build.log shows no errors.',
-  usage: {
-    calls: { input: 900, cacheRead: 300, cacheWrite: 0, output: 25 },
-    final: { input: 150, cacheRead: 1100, cacheWrite: 0, output: 12 },
-  },
-};
+const SCRIPT = TOOLS_TASK;
 
-function runExample(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'examples', 'ai-sdk-chat.js'), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
-}
 
 /** A Responses input item as role/type and text. */
 const itemText = (item: any): string => {
@@ -74,7 +53,7 @@ describe('Vercel AI SDK chat persistence (@session-store/ai-sdk)', () => {
   });
 
   it('generateText and streamText run their tool loops on the store’s context, every step saved whole; after a compaction the next call is sent the compacted view', async () => {
-    const first = await runExample([], env);
+    const first = await runExample('ai-sdk-chat', [], env);
     expect(first.output).toMatch(/^generateText: 2 steps: "All 42 tests pass[^\n]*"\nstreamText: 2 steps: "All 42 tests pass[^\n]*"\nsession \S+\n$/);
     expect(first.code).toBe(0);
     const sessionId = first.output.match(/^session (\S+)$/m)![1];
@@ -114,7 +93,7 @@ describe('Vercel AI SDK chat persistence (@session-store/ai-sdk)', () => {
     expect(compaction.body.status).toBe('completed');
     const history = await client.request('GET', `/v1/sessions/${sessionId}/compactions`, { key });
     const summary: string = history.body.compactions[0].summary;
-    const second = await runExample([sessionId], env);
+    const second = await runExample('ai-sdk-chat', [sessionId], env);
     expect(second.code).toBe(0);
     const next = stub.requests.slice(4);
     expect(next.map((r) => r.problems)).toEqual([[], [], [], []]);

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { runTool } from '../examples/tools';
 import { Client } from './support/client';
+import { runExample } from './support/examples';
 import { AgentScript, ProviderStub, startProviderStub } from './support/provider-stub';
 import { StubUsage } from './support/provider-wire';
 import { startService, TestService } from './support/service';
@@ -57,16 +56,6 @@ function toolResultsIn(path: string, body: any): Record<string, string> {
   return Object.fromEntries(pairs);
 }
 
-function runExample(name: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'examples', `${name}.js`)], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
-}
 
 describe('agent-loop examples with the official SDKs', () => {
   let service: TestService;
@@ -86,7 +75,7 @@ describe('agent-loop examples with the official SDKs', () => {
 
   it.each(CASES)('$example runs the task to its end and logs every step', async ({ example, path, usage }) => {
     const before = stub.requests.length;
-    const { code, output } = await runExample(example, {
+    const { code, output } = await runExample(example, [], {
       SESSION_STORE_URL: service.baseUrl,
       SESSION_STORE_KEY: key,
       OPENAI_BASE_URL: `${stub.url}/v1`,

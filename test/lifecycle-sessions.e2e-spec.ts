@@ -194,6 +194,8 @@ describe('lifecycle: session search and tenant administration', () => {
       const created = await client.request('POST', '/v1/sessions', { key: tenant.key, body: { model: 'gpt-4.1', id: 'again' }, headers: { 'Idempotency-Key': `k-${name}` } });
       expect(created.status).toBe(201);
       expect((await client.append(tenant.key, 'work', { events: [userMessage('hello', 'u1'), userMessage('world', 'u2')] })).status).toBe(201);
+      // A manual compaction: its job goes through the outbox.
+      expect((await client.request('POST', '/v1/sessions/work/compactions', { key: tenant.key, body: {} })).status).toBe(202);
       const upload = await client.request('POST', '/v1/sessions/work/tool-outputs', {
         key: tenant.key,
         rawBody: Array.from({ length: 2000 }, (_, i) => `line ${i} ${name}`).join('\n'),
@@ -214,7 +216,7 @@ describe('lifecycle: session search and tenant administration', () => {
 
       const listed = await admin('GET', '?limit=1000');
       const { usage, counts } = listed.body.tenants.find((t: { tenantId: string }) => t.tenantId === doomed.tenantId);
-      expect(counts).toEqual({ sessions: 2, events: 4 });
+      expect(counts).toEqual({ sessions: 2, events: 5 }); // two created, two messages, the compaction's marker
       expect(usage.eventBytes).toBeGreaterThan(0);
       expect(usage.toolOutputBytes).toBeGreaterThan(0);
 

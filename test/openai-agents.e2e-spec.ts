@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { SessionStoreClient } from '@session-store/client';
 import { SessionStoreSession } from '@session-store/openai-agents';
 import { Client } from './support/client';
-import { AgentScript, ProviderStub, startProviderStub } from './support/provider-stub';
+import { TOOLS_TASK } from './support/examples';
+import { ProviderStub, startProviderStub } from './support/provider-stub';
 import { startService, TestService } from './support/service';
 
 /**
@@ -14,17 +15,7 @@ import { startService, TestService } from './support/service';
  * next run sent the compacted view; popItem and clearSession on the result.
  */
 
-const SCRIPT: AgentScript = {
-  calls: [
-    { name: 'run_tests', input: { package: 'packages/client' } },
-    { name: 'read_file', input: { path: 'build.log' } },
-  ],
-  finalText: 'All 42 tests pass and build.log shows no errors.',
-  usage: {
-    calls: { input: 900, cacheRead: 300, cacheWrite: 0, output: 25 },
-    final: { input: 150, cacheRead: 1100, cacheWrite: 0, output: 12 },
-  },
-};
+const SCRIPT = TOOLS_TASK;
 
 const runTests = tool({
   name: 'run_tests',

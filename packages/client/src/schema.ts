@@ -2036,6 +2036,17 @@ export interface components {
         };
         /** @description The rendered context: `format` says which of the formats' shapes `messages` (and `system`) have */
         Context: components["schemas"]["NeutralContext"] | components["schemas"]["OpenAIChatContext"] | components["schemas"]["OpenAIResponsesContext"] | components["schemas"]["AnthropicContext"] | components["schemas"]["AiSdkContext"];
+        /**
+         * @example {
+         *       "format": "anthropic",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/app.ts"
+         *         }
+         *       ]
+         *     }
+         */
         NativeAppendRequest: {
             /**
              * @description The SDK shapes of `messages` and `response`: the formats of GET …/context but `neutral`

@@ -27,10 +27,14 @@ const APPEND_EXAMPLES = {
   },
 };
 
-/** The events a 201 appended, readable from the log: its Location header. */
-export function appendedLocation(sessionId: string, body: unknown): string {
-  const [first] = (body as { events: Array<{ seq: number }> }).events;
-  return `/v1/sessions/${encodeURIComponent(sessionId)}/events?afterSeq=${first.seq - 1}`;
+/** An append's answer: its status, and on a 201 the appended events' place in the log as its Location header. */
+export function answerAppend(res: Response, sessionId: string, result: { status: number; body: unknown }): unknown {
+  res.status(result.status);
+  if (result.status === 201) {
+    const [first] = (result.body as { events: Array<{ seq: number }> }).events;
+    res.setHeader('location', `/v1/sessions/${encodeURIComponent(sessionId)}/events?afterSeq=${first.seq - 1}`);
+  }
+  return result.body;
 }
 
 @ApiTags('events')
@@ -56,10 +60,7 @@ export class EventsController {
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const result = await this.events.append(tenantId, sessionId, body, parseIdempotencyKey(key));
-    res.status(result.status);
-    if (result.status === 201) res.setHeader('location', appendedLocation(sessionId, result.body));
-    return result.body;
+    return answerAppend(res, sessionId, await this.events.append(tenantId, sessionId, body, parseIdempotencyKey(key)));
   }
 
   @Get()

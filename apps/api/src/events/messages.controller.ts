@@ -6,7 +6,7 @@ import { parseIdempotencyKey } from '../http/idempotency';
 import { TENANT_KEY_SCHEME } from '../openapi/document';
 import { ProblemResponses, TENANT_PROBLEMS } from '../openapi/problem';
 import { IDEMPOTENCY_KEY, JsonResponse, schemaRef } from '../openapi/responses';
-import { appendedLocation } from './events.controller';
+import { answerAppend } from './events.controller';
 import { EventsService } from './events.service';
 
 const NATIVE_EXAMPLES = {
@@ -56,9 +56,6 @@ export class MessagesController {
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const result = await this.events.appendNative(tenantId, sessionId, body, parseIdempotencyKey(key));
-    res.status(result.status);
-    if (result.status === 201) res.setHeader('location', appendedLocation(sessionId, result.body));
-    return result.body;
+    return answerAppend(res, sessionId, await this.events.appendNative(tenantId, sessionId, body, parseIdempotencyKey(key)));
   }
 }

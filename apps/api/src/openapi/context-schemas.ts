@@ -163,6 +163,7 @@ const AiSdkMessage = describe(
 export const NativeAppendRequest: JsonSchema = {
   type: 'object',
   required: ['format'],
+  example: { format: 'anthropic', messages: [{ role: 'user', content: 'Fix the failing test in src/app.ts' }] },
   additionalProperties: false,
   properties: {
     format: { type: 'string', enum: [...NATIVE_FORMATS], description: 'The SDK shapes of `messages` and `response`: the formats of GET …/context but `neutral`' },
