@@ -27,7 +27,7 @@ module.exports = {
   projects: [
     {
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/packages/**/*.spec.ts'],
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/packages/**/*.spec.ts', '<rootDir>/.ci/**/*.spec.ts'],
       transform: { '^.+\\.ts$': swc },
       moduleNameMapper,
     },

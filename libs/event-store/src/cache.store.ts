@@ -1,6 +1,7 @@
 import { Tx } from '@app/database';
 import { CacheTraceEvent, tokensOfChars, Usage } from '@app/domain';
-import { findToolCalls, sessionLog } from './events.store';
+import { sessionLog } from './log-reads.store';
+import { findToolCalls } from './tool-call-ledger.store';
 
 const TRACE_TYPES = ['message.added', 'step.finished', 'compaction.completed', 'tool_outputs.pruned', 'tool_results.archived'];
 

@@ -1,6 +1,6 @@
 import { Tx } from '@app/database';
 import { GrowthSince, StoredEvent, Usage, usageTotal } from '@app/domain';
-import { sessionLog, toStored } from './events.store';
+import { sessionLog, toStored } from './log-reads.store';
 
 /**
  * Claims the running slot of a session for `markerSeq` until the lease ends.

@@ -1,7 +1,7 @@
 import { Tx } from '@app/database';
 import { adoptSegments, forkLineage, LineageSegment } from '@app/domain';
-import { pivotAt } from './events.store';
-import { SESSION_COLUMNS, SessionRow, toSession } from './sessions.store';
+import { pivotAt } from './log-reads.store';
+import { SESSION_COLUMNS, SessionRow, toSession } from './session-row';
 
 /** The source of a fork, locked: what the fork copies from its row. */
 export interface ForkSource {

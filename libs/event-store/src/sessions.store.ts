@@ -1,41 +1,5 @@
 import { Tx } from '@app/database';
-import { ForkedFrom, forkedFromOf } from './events.store';
-import { handOverToForks } from './forks.store';
-
-export interface SessionRow {
-  sessionId: string;
-  model: string;
-  system: string | null;
-  config: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  headSeq: number;
-  createdAt: Date;
-  updatedAt: Date;
-  archivedAt: Date | null;
-  forkedFrom: ForkedFrom | null;
-  cursorTs: string;
-}
-
-// updated_at as text too: the list cursor needs its full microsecond precision.
-const COLUMNS = 'session_id, model, system, config, metadata, head_seq, created_at, updated_at, archived_at, forked_from, forked_at_seq, updated_at::text AS cursor_ts';
-/** The session columns toSession reads, for a store that inserts or reads session rows of its own. */
-export { COLUMNS as SESSION_COLUMNS };
-
-export function toSession(row: Record<string, any>): SessionRow {
-  return {
-    sessionId: row.session_id,
-    model: row.model,
-    system: row.system,
-    config: row.config,
-    metadata: row.metadata,
-    headSeq: row.head_seq,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    archivedAt: row.archived_at,
-    forkedFrom: forkedFromOf(row),
-    cursorTs: row.cursor_ts,
-  };
-}
+import { SESSION_COLUMNS, SessionConfigs, SessionRow, toSession } from './session-row';
 
 /** Inserts the session row; returns undefined when the id is taken in this tenant. */
 export async function insertSession(
@@ -45,21 +9,15 @@ export async function insertSession(
 ): Promise<SessionRow | undefined> {
   const [row] = await tx.query(
     `INSERT INTO sessions (tenant_id, session_id, model, system, system_tokens, config, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+     ON CONFLICT DO NOTHING RETURNING ${SESSION_COLUMNS}`,
     [tenantId, s.sessionId, s.model, s.system, s.systemTokens, s.config, s.metadata],
   );
   return row ? toSession(row) : undefined;
 }
 
 export async function findSession(tx: Tx, sessionId: string): Promise<SessionRow | undefined> {
-  const [row] = await tx.query(`SELECT ${COLUMNS} FROM sessions WHERE session_id = $1`, [sessionId]);
+  const [row] = await tx.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = $1`, [sessionId]);
   return row ? toSession(row) : undefined;
-}
-
-export interface SessionConfigs {
-  model: string;
-  config: Record<string, unknown>;
-  tenantConfig: Record<string, unknown>;
 }
 
 /** The session's model, config overrides and its tenant's defaults: the inputs of sessionSettings. */
@@ -114,7 +72,7 @@ export async function listSessions(tx: Tx, limit: number, search: SessionSearch 
   if (search.archived !== undefined) where.push(search.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
   if (after) where.push(`(updated_at, session_id) < ($${params.push(after.updatedAt)}::timestamptz, $${params.push(after.sessionId)})`);
   const rows = await tx.query(
-    `SELECT ${COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT $${params.push(limit)}`,
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT $${params.push(limit)}`,
     params,
   );
   return rows.map(toSession);
@@ -122,11 +80,10 @@ export async function listSessions(tx: Tx, limit: number, search: SessionSearch 
 
 /**
  * Hard delete: events, tool calls and outputs go with it through ON DELETE
- * CASCADE, after the forks that read its rows got their copy (and the refs
- * they show).
+ * CASCADE. The forks that read its rows must have got their copy first
+ * (handOverToForks, run by the delete use case).
  */
 export async function deleteSession(tx: Tx, sessionId: string): Promise<boolean> {
-  await handOverToForks(tx, sessionId);
   return (await tx.query('DELETE FROM sessions WHERE session_id = $1 RETURNING 1', [sessionId])).length === 1;
 }
 

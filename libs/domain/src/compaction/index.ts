@@ -92,5 +92,7 @@ export type {
   SummaryFailureKind,
   SummarySource,
 } from './decide';
+export { pivotMovedBy } from './pivot';
+export type { PivotMove } from './pivot';
 export { COMPACTION_TRIGGER_TYPES, compactionFactsOf, decideTrigger, growsViewOnly, growthThresholdAfterCheck, markerEvent } from './trigger';
 export type { TriggerDecision } from './trigger';

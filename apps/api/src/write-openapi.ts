@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { loadConfigOrExit } from '@app/config';
 import { createLogger } from '@app/logging';
-import { createApiApp } from '../../api/src/create-api-app';
-import { buildOpenApiDocument } from '../../api/src/openapi/document';
+import { createApiApp } from './create-api-app';
+import { buildOpenApiDocument } from './openapi/document';
 
 /**
  * `npm run openapi:write`: writes the OpenAPI document the API serves at
@@ -19,7 +19,7 @@ async function main(path: string): Promise<void> {
 
 const [path] = process.argv.slice(2);
 if (!path) {
-  process.stderr.write('usage: node dist/apps/cli/src/openapi.js <file>\n');
+  process.stderr.write('usage: node dist/apps/api/src/write-openapi.js <file>\n');
   process.exit(2);
 }
 main(path).catch((error: unknown) => {

@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { Tx } from '@app/database';
+import { assertStoredEventData, CLIENT_EVENT_TYPES, NewEvent, pivotMovedBy } from '@app/domain';
+import type { SessionConfigs } from './session-row';
+
+// The append's statements: the session lock with its event-id lookup, and the insert at the head.
+
+export interface ExistingEvent {
+  id: string;
+  seq: number;
+  payloadHash: Buffer;
+}
+
+/** The locked session's head and model, and whether it is archived (client appends are then refused). */
+export interface LockedSession {
+  headSeq: number;
+  model: string;
+  archived: boolean;
+  existing: ExistingEvent[];
+  /** The session's and its tenant's settings, when asked for (`withConfigs`): read by the lock's own statement. */
+  configs?: SessionConfigs;
+}
+
+/**
+ * Which stored events an append looks its ids up among: the whole log, or
+ * only what a fork inherited (its own rows are guarded by the unique index,
+ * inherited ones by nothing else), which costs a session that is no fork
+ * nothing.
+ */
+export type EventIdLookup = 'log' | 'inherited';
+
+/**
+ * Locks the session row (the serialization point of appends). With
+ * `eventIds`, also returns which of them are stored already (`lookup`), in a
+ * second statement on purpose: under READ COMMITTED it takes a fresh
+ * snapshot after the lock wait, so it sees the events of the writer it
+ * waited for.
+ */
+export async function lockSessionForAppend(
+  tx: Tx,
+  sessionId: string,
+  { eventIds, lookup = 'log', withConfigs = false }: { eventIds?: string[]; lookup?: EventIdLookup; withConfigs?: boolean } = {},
+): Promise<LockedSession | undefined> {
+  const [row] = await tx.query(
+    withConfigs
+      ? `SELECT s.head_seq, s.model, s.archived_at IS NOT NULL AS archived, s.lineage IS NOT NULL AS forked, s.config, t.config AS tenant_config
+           FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1 FOR UPDATE OF s`
+      : 'SELECT head_seq, model, archived_at IS NOT NULL AS archived, lineage IS NOT NULL AS forked FROM sessions WHERE session_id = $1 FOR UPDATE',
+    [sessionId],
+  );
+  if (!row) return undefined;
+  // One index probe per id. `event_id = ANY($2)` let the planner, whenever its
+  // row estimate for the session was low (a new tenant, stale statistics),
+  // probe (tenant_id, session_id) only and filter every event of the session:
+  // an append cost O(session length). LIMIT 1 keeps the subquery unflattened.
+  // A fork probes each segment of its log (its own last).
+  const existing = !eventIds || (lookup === 'inherited' && !row.forked)
+    ? []
+    : row.forked
+      ? await tx.query(
+          `SELECT e.event_id, e.seq, e.payload_hash
+             FROM sessions s CROSS JOIN LATERAL session_segments(s.lineage, s.session_id) g
+             CROSS JOIN unnest($2::text[]) AS wanted(id)
+             CROSS JOIN LATERAL (
+               SELECT event_id, seq, payload_hash FROM session_events
+                WHERE tenant_id = current_tenant() AND session_id = g.source AND event_id = wanted.id
+                  AND seq > g.after_seq AND seq <= g.through_seq
+                LIMIT 1) e
+            WHERE s.session_id = $1 AND ($3 OR g.origin <> s.session_id)`,
+          [sessionId, eventIds, lookup === 'log'],
+        )
+      : await ownEvents(tx, sessionId, eventIds);
+  return {
+    headSeq: row.head_seq,
+    model: row.model,
+    archived: row.archived,
+    existing: existing.map((e) => ({ id: e.event_id, seq: e.seq, payloadHash: e.payload_hash })),
+    ...(withConfigs ? { configs: { model: row.model, config: row.config, tenantConfig: row.tenant_config } } : {}),
+  };
+}
+
+/** Which of `eventIds` the session's own rows hold (inherited ones excluded): one index probe per id. */
+export async function ownEvents(tx: Tx, sessionId: string, eventIds: readonly string[]): Promise<Array<{ event_id: string; seq: number; payload_hash: Buffer }>> {
+  return tx.query(
+    `SELECT e.event_id, e.seq, e.payload_hash
+       FROM unnest($2::text[]) AS wanted(id)
+       CROSS JOIN LATERAL (
+         SELECT event_id, seq, payload_hash FROM session_events
+          WHERE tenant_id = current_tenant() AND session_id = $1 AND event_id = wanted.id
+          LIMIT 1) e`,
+    [sessionId, eventIds],
+  );
+}
+
+/** The insert hit an event id the session already holds (a retry, or a reused id). */
+export function isDuplicateEventId(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string };
+  // On the partitioned log (migration 1765200000000) the partition's index reports the violation.
+  return e?.code === '23505' && /^session_events(_p\d+)?_tenant_id_session_id_event_id_key$/.test(e.constraint ?? '');
+}
+
+/** What tells a replayed event id with the same body from one reused with another body. */
+export function payloadHash(event: Pick<NewEvent, 'type' | 'data'>): Buffer {
+  return createHash('sha256').update(JSON.stringify([event.type, event.data])).digest();
+}
+
+type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
+
+/**
+ * The statement that writes events at head+1.. and moves the head, `head`
+ * being a query of one row (`seq`) or none, which writes nothing; its
+ * parameters after $8..$10 are the head query's own.
+ */
+function insertAtHead(head: string, sessionId: string, events: readonly EventRow[], headParams: unknown[]): [string, unknown[]] {
+  // Client events passed the append's schemas; what the service writes itself meets the same published ones, or is not written.
+  for (const [i, { event }] of events.entries()) if (!CLIENT_EVENT_TYPES.includes(event.type)) assertStoredEventData(event.type, event.data, `$[${i}].data`);
+  const pivot = pivotMovedBy(events.map((e) => e.event));
+  return [
+    `WITH head AS (${head}),
+     inserted AS (
+       INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash)
+       SELECT current_tenant(), $1, head.seq + ord, id, type, data, tokens, hash
+         FROM head, ROWS FROM (unnest($2::text[]), unnest($3::text[]), jsonb_array_elements($4::jsonb), unnest($5::int[]), unnest($6::bytea[]))
+              WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
+        WHERE head.seq IS NOT NULL
+       RETURNING 1)
+     UPDATE sessions SET head_seq = (SELECT seq FROM head) + $7, updated_at = clock_timestamp(),
+            pivot_seq = coalesce((SELECT seq FROM head) + $8, pivot_seq), covered_through_seq = coalesce($9, covered_through_seq)
+      WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $7
+     RETURNING head_seq`,
+    [
+      sessionId,
+      events.map((e) => e.event.id),
+      events.map((e) => e.event.type),
+      // One JSON document, not a jsonb[]: pg escapes every element of an array literal in JS, which cost more than the insert.
+      JSON.stringify(events.map((e) => e.event.data)),
+      events.map((e) => e.tokens),
+      events.map((e) => e.payloadHash),
+      events.length,
+      pivot?.offset ?? null,
+      pivot?.coveredThroughSeq ?? null,
+      ...headParams,
+    ],
+  ];
+}
+
+/**
+ * Writes events at head+1.. and moves the head in one statement; a
+ * compaction.completed among them moves the pivot the context read starts
+ * from (pivotMovedBy). Must run after lockSessionForAppend in the same transaction. With
+ * `headSeq` null the statement reads the head from the session row itself,
+ * so it can be sent before the lock's answer has come back (pipelined
+ * behind it). Returns the new head.
+ */
+export async function insertEvents(tx: Tx, sessionId: string, headSeq: number | null, events: readonly EventRow[]): Promise<number> {
+  const [moved] = await tx.query(...insertAtHead('SELECT coalesce($10::bigint, (SELECT head_seq FROM sessions WHERE session_id = $1)) AS seq', sessionId, events, [headSeq]));
+  if (!moved) throw new Error(`session ${sessionId}: the events were not written at its head`);
+  return moved.head_seq;
+}
+
+/** The session row as this process last saw it: what an append in one round trip is written under. */
+export interface ExpectedSession {
+  headSeq: number;
+  model: string;
+  /** The row's creation, to the millisecond: a session deleted and created again under the same id is another row. */
+  createdAt: Date;
+}
+
+/**
+ * The same write, needing no lock taken before it: it locks the session row
+ * itself and writes only if the row is still `expected` (same row, same
+ * model, same head), not archived and not a fork (whose inherited event ids
+ * no unique index covers). Undefined when it wrote nothing. With its
+ * conditions in the statement, it can be committed without its answer
+ * having been seen (Database.tenantOneTrip).
+ */
+export async function insertEventsIfUnchanged(tx: Tx, sessionId: string, expected: ExpectedSession, events: readonly EventRow[]): Promise<number | undefined> {
+  const [moved] = await tx.query(
+    ...insertAtHead(
+      `SELECT head_seq AS seq FROM sessions
+        WHERE session_id = $1 AND head_seq = $10 AND model = $11 AND date_trunc('milliseconds', created_at) = $12
+          AND archived_at IS NULL AND lineage IS NULL
+          FOR UPDATE`,
+      sessionId,
+      events,
+      [expected.headSeq, expected.model, expected.createdAt],
+    ),
+  );
+  return moved?.head_seq;
+}
