@@ -22,6 +22,12 @@ export interface ServiceSessionStoreOptions {
    * Default true.
    */
   messages?: boolean;
+  /**
+   * Called when the service refuses a batch's messages (a shape the
+   * `anthropic` format cannot hold, a NUL in a tool output): the transcript
+   * is stored, the conversation lacks them. Default: a process warning.
+   */
+  onMessagesRefused?: (error: ProblemError, key: SessionKey) => void;
 }
 
 /** Records per request: the service takes up to 1000 events and 8 MiB per append. */
@@ -43,11 +49,13 @@ export class ServiceSessionStore implements SessionStore {
   private readonly client: SessionStoreClient;
   private readonly model: string;
   private readonly messages: boolean;
+  private readonly onMessagesRefused: (error: ProblemError, key: SessionKey) => void;
 
   constructor(options: ServiceSessionStoreOptions) {
     this.client = options.client;
     this.model = options.model ?? 'claude-sonnet-4-5';
     this.messages = options.messages ?? true;
+    this.onMessagesRefused = options.onMessagesRefused ?? ((error) => process.emitWarning(`${error.message}: messages not added to the session's context`, 'SessionStoreWarning'));
   }
 
   async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
@@ -56,7 +64,7 @@ export class ServiceSessionStore implements SessionStore {
     if (batch.length === 0) return this.createSession(key);
     const appended: SessionStoreEntry[] = [];
     for (const chunk of chunksOf(batch)) appended.push(...(await this.appendEntries(key, chunk)));
-    if (this.messages) await this.appendMessages(sessionIdOf(key), appended);
+    if (this.messages) await this.appendMessages(key, appended);
   }
 
   async load(key: SessionKey): Promise<SessionStoreEntry[] | null> {
@@ -133,7 +141,8 @@ export class ServiceSessionStore implements SessionStore {
   }
 
   /** The conversation beside the transcript; the entries are stored by now, so a refusal here loses nothing the SDK reads back. */
-  private async appendMessages(sessionId: string, entries: SessionStoreEntry[]): Promise<void> {
+  private async appendMessages(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
+    const sessionId = sessionIdOf(key);
     const messages = entries.flatMap((entry) => messageOf(entry) ?? []);
     if (messages.length === 0) return;
     const { error, response } = await this.client.api.POST('/v1/sessions/{sessionId}/messages', {
@@ -142,7 +151,7 @@ export class ServiceSessionStore implements SessionStore {
       headers: { 'idempotency-key': randomUUID() },
     });
     // Throwing would make the SDK retry the whole batch, whose entries are stored already: nothing would be appended again.
-    if (!response.ok) process.emitWarning(`${problemOf(error, response).message} (session ${sessionId}): messages not added to its context`, 'SessionStoreWarning');
+    if (!response.ok) this.onMessagesRefused(problemOf(error, response), key);
   }
 
   private async readEntries(sessionId: string): Promise<SessionStoreEntry[] | null> {
