@@ -1,5 +1,13 @@
 /** @jest-environment ./test/support/claude-agent-sdk-environment.js */
-import { importSessionToStore, InMemorySessionStore, type SessionKey, type SessionStore, type SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
+import {
+  importSessionToStore,
+  InMemorySessionStore,
+  listSessions,
+  query,
+  type SessionKey,
+  type SessionStore,
+  type SessionStoreEntry,
+} from '@anthropic-ai/claude-agent-sdk';
 import { ServiceSessionStore, type ServiceSessionStoreOptions } from '@session-store/claude-agent-sdk';
 import { SessionStoreClient } from '@session-store/client';
 import fc from 'fast-check';
@@ -8,6 +16,7 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from './support/client';
+import { send, startStubServer, StubServer } from './support/provider-wire';
 import { startService, TestService } from './support/service';
 
 /**
@@ -81,6 +90,53 @@ type Op = typeof opArb extends fc.Arbitrary<infer T> ? T : never;
 
 const keyString = (key: SessionKey) => JSON.stringify([key.projectKey, key.sessionId, key.subpath ?? null]);
 const sorted = (values: string[]) => [...values].sort();
+
+/**
+ * The Messages API as Claude Code calls it (streamed), scripted: a request
+ * offering the Read tool gets a call reading `file`, one ending with its
+ * result gets `finalText`, any other (a title, a summary) a short text.
+ */
+async function startClaudeStub(file: string, finalText: string): Promise<StubServer & { requests: any[] }> {
+  const requests: any[] = [];
+  const server = await startStubServer((req, res, path, body) => {
+    if (req.method !== 'POST' || path !== '/v1/messages') return send(res, 404, { type: 'error', error: { type: 'not_found_error', message: path } });
+    requests.push(body);
+    const last = body.messages.at(-1);
+    const answered = Array.isArray(last.content) && last.content.some((block: any) => block.type === 'tool_result');
+    const offersRead = (body.tools ?? []).some((tool: any) => tool.name === 'Read');
+    const call = !answered && offersRead;
+    const id = `msg_stub_${requests.length}`;
+    const block = call ? { type: 'tool_use', id: `toolu_stub_${requests.length}`, name: 'Read', input: {} } : { type: 'text', text: '' };
+    const delta = call ? { type: 'input_json_delta', partial_json: JSON.stringify({ file_path: file }) } : { type: 'text_delta', text: answered ? finalText : 'Stub' };
+    const events: Array<[string, object]> = [
+      ['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 20, output_tokens: 1 } } }],
+      ['content_block_start', { type: 'content_block_start', index: 0, content_block: block }],
+      ['content_block_delta', { type: 'content_block_delta', index: 0, delta }],
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      ['message_delta', { type: 'message_delta', delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 8 } }],
+      ['message_stop', { type: 'message_stop' }],
+    ];
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(''));
+  });
+  return { ...server, requests };
+}
+
+/** Passes each append to both stores, so the same calls of the SDK reach both. */
+function teeStore(ours: SessionStore, memory: InMemorySessionStore) {
+  const keys = new Map<string, SessionKey>();
+  const pending: Array<Promise<unknown>> = [];
+  const store: SessionStore = {
+    append: async (key, entries) => {
+      keys.set(JSON.stringify(key), key);
+      const both = Promise.all([memory.append(key, entries), ours.append(key, entries)]);
+      pending.push(both);
+      await both;
+    },
+    load: (key) => ours.load(key),
+  };
+  return { store, keys: () => [...keys.values()], settled: () => Promise.all(pending) };
+}
 
 describe('@session-store/claude-agent-sdk', () => {
   let service: TestService;
@@ -329,5 +385,74 @@ describe('@session-store/claude-agent-sdk', () => {
     const { data: page } = await client.api.GET('/v1/sessions/{sessionId}/events', { params: { path: { sessionId: session.id } } });
     expect(page!.events.map((event) => event.type)).toEqual(['session.created', 'record.added']);
     expect(await store.load(key)).toHaveLength(1);
+  });
+
+  it('is the sessionStore of a real query(): mirrors what InMemorySessionStore receives, resumes from it, lists it, and its context is the conversation', async () => {
+    // given Claude Code (the SDK's bundled binary) against a local Messages API, a project with a file to read
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'claude-query-')));
+    writeFileSync(join(cwd, 'a.txt'), 'alpha\n');
+    const stub = await startClaudeStub(join(cwd, 'a.txt'), 'The file says alpha.');
+    const refused: string[] = [];
+    const { store, client } = await freshStore({ onMessagesRefused: (error) => refused.push(error.message) });
+    const memory = new InMemorySessionStore();
+    const tee = teeStore(store, memory);
+    const env = (configDir: string) => ({
+      PATH: process.env.PATH,
+      HOME: configDir,
+      CLAUDE_CONFIG_DIR: configDir,
+      ANTHROPIC_BASE_URL: stub.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    });
+    const run = async (prompt: string, options: { resume?: string; sessionStore: SessionStore }) => {
+      const configDir = mkdtempSync(join(tmpdir(), 'claude-config-'));
+      let result: { session_id: string; subtype: string } | undefined;
+      for await (const message of query({ prompt, options: { cwd, model: 'claude-sonnet-4-5', maxTurns: 4, settingSources: [], env: env(configDir), ...options } })) {
+        if (message.type === 'result') result = message;
+      }
+      return result!;
+    };
+    try {
+      // when a turn runs with the tee as its sessionStore (Read, then an answer)
+      const first = await run('What does a.txt say?', { sessionStore: tee.store });
+      await tee.settled();
+      expect(first.subtype).toBe('success');
+
+      // then every transcript the SDK mirrored loads from the service as from InMemorySessionStore
+      const mainKey = tee.keys().find((key) => key.subpath === undefined)!;
+      expect(mainKey).toEqual({ projectKey: cwd.replace(/[^a-zA-Z0-9]/g, '-'), sessionId: first.session_id });
+      for (const key of tee.keys()) expect(await store.load(key)).toEqual(json(await memory.load(key)));
+      expect(sorted(await store.listSubkeys(mainKey))).toEqual(sorted(await memory.listSubkeys(mainKey)));
+      // and the SDK lists the session from the store's summaries
+      const [listed] = await listSessions({ dir: cwd, sessionStore: store });
+      expect(listed).toMatchObject({ sessionId: first.session_id, firstPrompt: 'What does a.txt say?' });
+
+      // and the service's context holds the conversation: the prompt, the call, its result, the answer
+      const [session] = (await client.api.GET('/v1/sessions', { params: { query: { metadata: JSON.stringify({ claudeAgentSdk: mainKey }) } } })).data!.sessions;
+      const context = await client.context(session.id, { format: 'anthropic' });
+      const blocks = context.messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content.map((block) => ({ role: message.role, block }))));
+      expect(blocks).toEqual(
+        expect.arrayContaining([
+          { role: 'user', block: expect.objectContaining({ type: 'text', text: 'What does a.txt say?' }) },
+          { role: 'assistant', block: expect.objectContaining({ type: 'tool_use', name: 'Read', input: { file_path: join(cwd, 'a.txt') } }) },
+          { role: 'user', block: expect.objectContaining({ type: 'tool_result' }) },
+          { role: 'assistant', block: { type: 'text', text: 'The file says alpha.' } },
+        ]),
+      );
+      expect(refused).toEqual([]);
+
+      // when the session is resumed from the service alone (a fresh CLAUDE_CONFIG_DIR: no local transcript)
+      const before = stub.requests.length;
+      const second = await run('Thanks. Again?', { resume: first.session_id, sessionStore: store });
+      expect(second.subtype).toBe('success');
+      // then the model is sent the first turn, read back through load()
+      const resumed = JSON.stringify(stub.requests.slice(before).find((request) => JSON.stringify(request.messages).includes('Thanks. Again?'))!.messages);
+      expect(resumed).toContain('What does a.txt say?');
+      expect(resumed).toContain('The file says alpha.');
+      // and the transcript in the service grew by the new turn
+      expect(JSON.stringify(await store.load(mainKey))).toContain('Thanks. Again?');
+    } finally {
+      await stub.close();
+    }
   });
 });
