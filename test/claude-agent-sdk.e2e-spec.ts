@@ -1,5 +1,7 @@
 /** @jest-environment ./test/support/claude-agent-sdk-environment.js */
 import {
+  deleteSession,
+  getSessionMessages,
   importSessionToStore,
   InMemorySessionStore,
   listSessions,
@@ -387,7 +389,7 @@ describe('@session-store/claude-agent-sdk', () => {
     expect(await store.load(key)).toHaveLength(1);
   });
 
-  it('is the sessionStore of a real query(): mirrors what InMemorySessionStore receives, resumes from it, lists it, and its context is the conversation', async () => {
+  it('is the sessionStore of a real query(): mirrors what InMemorySessionStore receives, resumes, lists, reads and deletes through it, and its context is the conversation', async () => {
     // given Claude Code (the SDK's bundled binary) against a local Messages API, a project with a file to read
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'claude-query-')));
     writeFileSync(join(cwd, 'a.txt'), 'alpha\n');
@@ -449,8 +451,15 @@ describe('@session-store/claude-agent-sdk', () => {
       const resumed = JSON.stringify(stub.requests.slice(before).find((request) => JSON.stringify(request.messages).includes('Thanks. Again?'))!.messages);
       expect(resumed).toContain('What does a.txt say?');
       expect(resumed).toContain('The file says alpha.');
-      // and the transcript in the service grew by the new turn
-      expect(JSON.stringify(await store.load(mainKey))).toContain('Thanks. Again?');
+      // and the transcript in the service grew by the new turn, which the SDK reads from it
+      const messages = await getSessionMessages(first.session_id, { dir: cwd, sessionStore: store });
+      expect(JSON.stringify(messages.filter((message) => message.type === 'user'))).toContain('Thanks. Again?');
+
+      // when the SDK deletes the session, then it is gone from the service, subagents included
+      await deleteSession(first.session_id, { dir: cwd, sessionStore: store });
+      expect(await store.load(mainKey)).toBeNull();
+      expect(await store.listSessions(mainKey.projectKey)).toEqual([]);
+      expect(await store.listSubkeys(mainKey)).toEqual([]);
     } finally {
       await stub.close();
     }
