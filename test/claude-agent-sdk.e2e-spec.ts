@@ -11,7 +11,7 @@ import {
   type SessionStoreEntry,
 } from '@anthropic-ai/claude-agent-sdk';
 import { ServiceSessionStore, type ServiceSessionStoreOptions } from '@session-store/claude-agent-sdk';
-import { SessionStoreClient } from '@session-store/client';
+import { isProblem, SessionStoreClient } from '@session-store/client';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
@@ -233,7 +233,7 @@ describe('@session-store/claude-agent-sdk', () => {
   it('keeps entries the service refuses as JSON (NUL, lone surrogates, __proto__ keys, deep nesting) exactly', async () => {
     // given entries a binary tool output or a deep structure could produce
     const refused: string[] = [];
-    const { store, client } = await freshStore({ onMessagesRefused: (error) => refused.push(error.code) });
+    const { store, client } = await freshStore({ onMessagesError: (error) => refused.push(isProblem(error) ? error.code : String(error)) });
     const key = { projectKey: PROJECTS[0], sessionId: randomUUID() };
     let deep: unknown = 'bottom';
     for (let i = 0; i < 80; i++) deep = { next: deep };
@@ -379,6 +379,28 @@ describe('@session-store/claude-agent-sdk', () => {
     expect(await store.load(key)).toEqual([...turn, ...answer]);
   });
 
+  it('keeps the other messages of a batch out of which the conversation refuses one', async () => {
+    // given a batch whose middle message holds a server tool call, which the service's log cannot hold
+    const refused: string[] = [];
+    const { store, client } = await freshStore({ onMessagesError: (error) => refused.push(isProblem(error) ? error.code : String(error)) });
+    const key = { projectKey: PROJECTS[1], sessionId: randomUUID() };
+    const entries: SessionStoreEntry[] = [
+      { type: 'user', uuid: randomUUID(), message: { role: 'user', content: 'Search the web for the release date' } },
+      { type: 'assistant', uuid: randomUUID(), message: { role: 'assistant', content: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'release date' } }] } },
+      { type: 'assistant', uuid: randomUUID(), message: { role: 'assistant', content: [{ type: 'text', text: 'Nothing found.' }] } },
+    ];
+    // when
+    await store.append(key, entries);
+    // then the other two are in the conversation, the refusal reported, the transcript whole
+    const [session] = (await client.api.GET('/v1/sessions', { params: { query: { metadata: JSON.stringify({ claudeAgentSdk: key }) } } })).data!.sessions;
+    expect((await client.context(session.id, { format: 'anthropic' })).messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Search the web for the release date' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Nothing found.' }] },
+    ]);
+    expect(refused).toEqual(['unsupported_native_item']);
+    expect(await store.load(key)).toEqual(entries);
+  });
+
   it('with messages: false keeps the transcript only', async () => {
     const { store, client } = await freshStore({ messages: false });
     const key = { projectKey: PROJECTS[1], sessionId: randomUUID() };
@@ -395,7 +417,7 @@ describe('@session-store/claude-agent-sdk', () => {
     writeFileSync(join(cwd, 'a.txt'), 'alpha\n');
     const stub = await startClaudeStub(join(cwd, 'a.txt'), 'The file says alpha.');
     const refused: string[] = [];
-    const { store, client } = await freshStore({ onMessagesRefused: (error) => refused.push(error.message) });
+    const { store, client } = await freshStore({ onMessagesError: (error) => refused.push(String(error)) });
     const memory = new InMemorySessionStore();
     const tee = teeStore(store, memory);
     const env = (configDir: string) => ({

@@ -23,11 +23,12 @@ export interface ServiceSessionStoreOptions {
    */
   messages?: boolean;
   /**
-   * Called when the service refuses a batch's messages (a shape the
-   * `anthropic` format cannot hold, a NUL in a tool output): the transcript
-   * is stored, the conversation lacks them. Default: a process warning.
+   * Called when messages could not be added to the conversation (a
+   * ProblemError for one the service refuses: a block the `anthropic`
+   * format cannot hold, a NUL in a tool output; else the network's error).
+   * The transcript is stored all the same. Default: a process warning.
    */
-  onMessagesRefused?: (error: ProblemError, key: SessionKey) => void;
+  onMessagesError?: (error: unknown, key: SessionKey) => void;
 }
 
 /** Records per request: the service takes up to 1000 events and 8 MiB per append. */
@@ -49,13 +50,13 @@ export class ServiceSessionStore implements SessionStore {
   private readonly client: SessionStoreClient;
   private readonly model: string;
   private readonly messages: boolean;
-  private readonly onMessagesRefused: (error: ProblemError, key: SessionKey) => void;
+  private readonly onMessagesError: (error: unknown, key: SessionKey) => void;
 
   constructor(options: ServiceSessionStoreOptions) {
     this.client = options.client;
     this.model = options.model ?? 'claude-sonnet-4-5';
     this.messages = options.messages ?? true;
-    this.onMessagesRefused = options.onMessagesRefused ?? ((error) => process.emitWarning(`${error.message}: messages not added to the session's context`, 'SessionStoreWarning'));
+    this.onMessagesError = options.onMessagesError ?? ((error) => process.emitWarning(`messages not added to the session's conversation: ${String(error)}`, 'SessionStoreWarning'));
   }
 
   async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
@@ -140,18 +141,38 @@ export class ServiceSessionStore implements SessionStore {
     return [];
   }
 
-  /** The conversation beside the transcript; the entries are stored by now, so a refusal here loses nothing the SDK reads back. */
+  /**
+   * The conversation beside the transcript. The entries are stored by now,
+   * so a failure here loses nothing the SDK reads back; throwing would only
+   * make the SDK retry a batch whose entries are all stored, and nothing
+   * would be appended. A batch the service refuses (it refuses it whole) is
+   * tried message by message, so that one message the format cannot hold
+   * keeps no other out.
+   */
   private async appendMessages(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
-    const sessionId = sessionIdOf(key);
     const messages = entries.flatMap((entry) => messageOf(entry) ?? []);
     if (messages.length === 0) return;
-    const { error, response } = await this.client.api.POST('/v1/sessions/{sessionId}/messages', {
-      params: { path: { sessionId } },
-      body: { format: 'anthropic', messages },
-      headers: { 'idempotency-key': randomUUID() },
-    });
-    // Throwing would make the SDK retry the whole batch, whose entries are stored already: nothing would be appended again.
-    if (!response.ok) this.onMessagesRefused(problemOf(error, response), key);
+    const error = await this.appendNative(sessionIdOf(key), messages);
+    if (error === undefined) return;
+    if (messages.length === 1 || !isRefusal(error)) return this.onMessagesError(error, key);
+    for (const message of messages) {
+      const refused = await this.appendNative(sessionIdOf(key), [message]);
+      if (refused !== undefined) this.onMessagesError(refused, key);
+    }
+  }
+
+  /** Undefined once appended, else what went wrong. */
+  private async appendNative(sessionId: string, messages: Array<Record<string, unknown>>): Promise<unknown> {
+    try {
+      const { error, response } = await this.client.api.POST('/v1/sessions/{sessionId}/messages', {
+        params: { path: { sessionId } },
+        body: { format: 'anthropic', messages },
+        headers: { 'idempotency-key': randomUUID() },
+      });
+      return response.ok ? undefined : problemOf(error, response);
+    } catch (error) {
+      return error;
+    }
   }
 
   private async readEntries(sessionId: string): Promise<SessionStoreEntry[] | null> {
@@ -232,6 +253,11 @@ function storedIdsOf(error: Problem | undefined): Set<string> {
   if (error?.code === 'partial_duplicate' && Array.isArray(error.storedIds)) return new Set(error.storedIds.filter((id) => typeof id === 'string'));
   if (error?.code === 'event_id_reused' && typeof error.eventId === 'string') return new Set([error.eventId]);
   return new Set();
+}
+
+/** The service refused the request as it is (a 4xx): sending it again, or in parts, may be answered otherwise. */
+function isRefusal(error: unknown): boolean {
+  return isProblem(error) && error.status >= 400 && error.status < 500;
 }
 
 function problemOf(error: Problem | undefined, response: Response): ProblemError {
