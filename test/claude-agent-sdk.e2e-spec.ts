@@ -1,4 +1,4 @@
-/** @jest-environment ./test/support/claude-agent-sdk-environment.js */
+/** @jest-environment ./test/support/claude-agent-sdk-environment.ts */
 import {
   deleteSession,
   getSessionMessages,

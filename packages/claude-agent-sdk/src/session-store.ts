@@ -63,9 +63,11 @@ export class ServiceSessionStore implements SessionStore {
     const batch = withoutRepeatedUuids(entries);
     // An empty batch still makes the key exist: load() then answers [], not null.
     if (batch.length === 0) return this.createSession(key);
-    const appended: SessionStoreEntry[] = [];
-    for (const chunk of chunksOf(batch)) appended.push(...(await this.appendEntries(key, chunk)));
-    if (this.messages) await this.appendMessages(key, appended);
+    for (const chunk of chunksOf(batch)) {
+      const stored = await this.appendEntries(key, chunk);
+      // Chunk by chunk: should a later chunk fail, the SDK's retry finds these stored and would not add their messages.
+      if (this.messages) await this.appendMessages(key, stored);
+    }
   }
 
   async load(key: SessionKey): Promise<SessionStoreEntry[] | null> {
