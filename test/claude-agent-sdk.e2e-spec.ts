@@ -272,6 +272,10 @@ describe('@session-store/claude-agent-sdk', () => {
     await store.append(key, [first[1], next, next]);
     // then each uuid is stored once, in first-append order; the uuid-less tag each time
     expect(await store.load(key)).toEqual([...first, tag, tag, next]);
+    // and a uuid sent again with another body is ignored too (ignore-duplicate), the rest of its batch stored
+    const last = { type: 'assistant', uuid: randomUUID(), message: { role: 'assistant', content: 'Welcome.' } };
+    await store.append(key, [{ ...first[0], message: { role: 'user', content: 'Edited' } }, last]);
+    expect(await store.load(key)).toEqual([...first, tag, tag, next, last]);
   });
 
   it('importSessionToStore copies a local transcript and its subagents as InMemorySessionStore receives them; a second import adds nothing', async () => {
