@@ -14,7 +14,7 @@ import { ServiceSessionStore, type ServiceSessionStoreOptions } from '@session-s
 import { isProblem, SessionStoreClient } from '@session-store/client';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from './support/client';
@@ -143,6 +143,14 @@ function teeStore(ours: SessionStore, memory: InMemorySessionStore) {
 describe('@session-store/claude-agent-sdk', () => {
   let service: TestService;
   let http: Client;
+  const tempDirs: string[] = [];
+
+  /** A directory of its own under the system's temp dir, by its real path (the SDK keys projects by it), removed after the spec. */
+  function tempDir(prefix: string): string {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+    tempDirs.push(dir);
+    return dir;
+  }
 
   /** A store over a tenant of its own: every run starts from nothing. */
   async function freshStore(options: Omit<ServiceSessionStoreOptions, 'client'> = {}) {
@@ -158,6 +166,7 @@ describe('@session-store/claude-agent-sdk', () => {
 
   afterAll(async () => {
     await service?.stop();
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   it('answers every operation of a random sequence as InMemorySessionStore does', async () => {
@@ -280,7 +289,7 @@ describe('@session-store/claude-agent-sdk', () => {
 
   it('importSessionToStore copies a local transcript and its subagents as InMemorySessionStore receives them; a second import adds nothing', async () => {
     // given a session as Claude Code writes it under CLAUDE_CONFIG_DIR/projects/<sanitized cwd>/
-    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'claude-project-')));
+    const cwd = tempDir('claude-project-');
     const sessionId = randomUUID();
     const projectDir = join(process.env.CLAUDE_CONFIG_DIR!, 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'));
     mkdirSync(join(projectDir, sessionId, 'subagents'), { recursive: true });
@@ -417,7 +426,7 @@ describe('@session-store/claude-agent-sdk', () => {
 
   it('is the sessionStore of a real query(): mirrors what InMemorySessionStore receives, resumes, lists, reads and deletes through it, and its context is the conversation', async () => {
     // given Claude Code (the SDK's bundled binary) against a local Messages API, a project with a file to read
-    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'claude-query-')));
+    const cwd = tempDir('claude-query-');
     writeFileSync(join(cwd, 'a.txt'), 'alpha\n');
     const stub = await startClaudeStub(join(cwd, 'a.txt'), 'The file says alpha.');
     const refused: string[] = [];
@@ -433,7 +442,7 @@ describe('@session-store/claude-agent-sdk', () => {
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     });
     const run = async (prompt: string, options: { resume?: string; sessionStore: SessionStore }) => {
-      const configDir = mkdtempSync(join(tmpdir(), 'claude-config-'));
+      const configDir = tempDir('claude-config-');
       let result: { session_id: string; subtype: string } | undefined;
       for await (const message of query({ prompt, options: { cwd, model: 'claude-sonnet-4-5', maxTurns: 4, settingSources: [], env: env(configDir), ...options } })) {
         if (message.type === 'result') result = message;
