@@ -63,7 +63,7 @@ const layers = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '*.js', '*.mjs'] },
+  { ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'coverage/**', '*.js', '*.mjs'] },
   ...tseslint.configs.recommended,
   {
     plugins: { layers },

@@ -17,6 +17,8 @@ const moduleNameMapper = {
   '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
   '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
   '^@session-store/([a-z-]+)$': '<rootDir>/packages/$1/src',
+  // ESM-only, which Jest's loader cannot require: the module its spec's environment loaded (test/support/claude-agent-sdk-environment.ts).
+  '^@anthropic-ai/claude-agent-sdk$': '<rootDir>/test/support/claude-agent-sdk.js',
 };
 module.exports = {
   // Per spec: e2e specs boot real processes; unit specs finish in milliseconds anyway.

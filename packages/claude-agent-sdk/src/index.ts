@@ -1,0 +1,2 @@
+export { ServiceSessionStore } from './session-store';
+export type { ServiceSessionStoreOptions } from './session-store';
