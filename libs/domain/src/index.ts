@@ -1,5 +1,6 @@
 export * from './events';
 export * from './errors';
+export * from './canonical-hash';
 export * from './placeholders';
 export * from './json-inspection';
 export * from './append-validation';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Tx } from '@app/database';
 import { assertStoredEventData, CLIENT_EVENT_TYPES, NewEvent, pivotMovedBy } from '@app/domain';
 import type { SessionConfigs } from './session-row';
@@ -99,10 +98,6 @@ export function isDuplicateEventId(error: unknown): boolean {
   return e?.code === '23505' && /^session_events(_p\d+)?_tenant_id_session_id_event_id_key$/.test(e.constraint ?? '');
 }
 
-/** What tells a replayed event id with the same body from one reused with another body. */
-export function payloadHash(event: Pick<NewEvent, 'type' | 'data'>): Buffer {
-  return createHash('sha256').update(JSON.stringify([event.type, event.data])).digest();
-}
 
 type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
 

@@ -1,6 +1,6 @@
 import type { Tx } from '@app/database';
-import { NewEvent } from '@app/domain';
-import { findToolCalls, insertEvents, insertSession, lockSessionForAppend, payloadHash, readWindow, recordToolCalls } from '.';
+import { NewEvent, payloadHash } from '@app/domain';
+import { findToolCalls, insertEvents, insertSession, lockSessionForAppend, readWindow, recordToolCalls } from '.';
 import { StoreDatabase, storeDatabase } from './testing/store-database';
 
 /**

@@ -1,39 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
-import {
-  archiveActive,
-  ArchiveDecision,
-  archivedEvent,
-  buildDigestPrompt,
-  compactionFactsOf,
-  composeSessionView,
-  costsOfCommitted,
-  deriveCompactionState,
-  DigestProvenance,
-  eventTokens,
-  finishLlmDigest,
-  heuristicDigest,
-  judgeRewrite,
-  maintenanceWanted,
-  NewEvent,
-  planRewrite,
-  planStillHolds,
-  PruneDecision,
-  prunedEvent,
-  pruneMode,
-  RewriteCacheCost,
-  RewriteDeferral,
-  rewroteSincePivot,
-  RewriteVerdict,
-  selectArchive,
-  selectMaintenance,
-  selectPruneAfterArchive,
-  SessionConfig,
-  SessionView,
-  sessionSettings,
-} from '@app/domain';
-import { insertEvents, lockSessionForAppend, payloadHash, readWindow, WindowRead } from '@app/event-store';
+import { archiveActive, ArchiveDecision, archivedEvent, buildDigestPrompt, compactionFactsOf, composeSessionView, costsOfCommitted, deriveCompactionState, DigestProvenance, eventTokens, finishLlmDigest, heuristicDigest, judgeRewrite, maintenanceWanted, NewEvent, payloadHash, planRewrite, planStillHolds, PruneDecision, prunedEvent, pruneMode, RewriteCacheCost, RewriteDeferral, RewriteVerdict, rewroteSincePivot, selectArchive, selectMaintenance, selectPruneAfterArchive, SessionConfig, sessionSettings, SessionView } from '@app/domain';
+import { insertEvents, lockSessionForAppend, readWindow, WindowRead } from '@app/event-store';
 import { PRODUCER_REDIS, publishSessionHead, RedisClient, SessionJobData } from '@app/queue';
 import { Summarizers } from '@app/summarizer';
 import { RewriteMetrics } from './rewrite-metrics';

@@ -1,28 +1,6 @@
 import { Tx } from '@app/database';
-import {
-  boundAfterGrowth,
-  coldCacheMargin,
-  COMPACTION_TRIGGER_TYPES,
-  compactionFactsOf,
-  CompactionReason,
-  CompactionState,
-  composeSessionView,
-  decideTrigger,
-  evaluateOverflow,
-  growsViewOnly,
-  growthThreshold,
-  growthThresholdAfterCheck,
-  maintenanceWanted,
-  markerEvent,
-  mayOverflow,
-  NewEvent,
-  OverflowEvaluation,
-  SessionView,
-  sessionSettings,
-  StoredEvent,
-  viewTokenBound,
-} from '@app/domain';
-import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, payloadHash, readGrowthSince, readWindow } from '@app/event-store';
+import { boundAfterGrowth, coldCacheMargin, COMPACTION_TRIGGER_TYPES, compactionFactsOf, CompactionReason, CompactionState, composeSessionView, decideTrigger, evaluateOverflow, growsViewOnly, growthThreshold, growthThresholdAfterCheck, maintenanceWanted, markerEvent, mayOverflow, NewEvent, OverflowEvaluation, payloadHash, sessionSettings, SessionView, StoredEvent, viewTokenBound } from '@app/domain';
+import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, readGrowthSince, readWindow } from '@app/event-store';
 import { CompactJobData, JobName, sessionJobId } from '@app/queue';
 import { scheduledPruneMessage } from '../prune/prune-scheduler';
 import { compactionState } from './compaction-state';

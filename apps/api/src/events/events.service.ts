@@ -7,26 +7,17 @@ import {
   applyToolCallLedger,
   classifyAppendRetry,
   DomainError,
-  NewEvent,
   eventTokens,
   hasToolResults,
-  parseAppendBatch,
   nativeAppendRequest,
+  NewEvent,
+  parseAppendBatch,
+  payloadHash,
   referencedCallIds,
+  samePayload,
   versionConflict,
 } from '@app/domain';
-import {
-  findToolCalls,
-  insertEvents,
-  insertEventsIfUnchanged,
-  isDuplicateEventId,
-  lockSessionForAppend,
-  OutboxRow,
-  payloadHash,
-  EventJsonRow,
-  readEventPage,
-  recordToolCalls,
-} from '@app/event-store';
+import { findToolCalls, insertEvents, insertEventsIfUnchanged, isDuplicateEventId, lockSessionForAppend, OutboxRow, EventJsonRow, readEventPage, recordToolCalls } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
 import { TenantLimitsService } from '../limits/tenant-limits';
 import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
@@ -213,10 +204,11 @@ export class EventsService {
         this.models.set(tenantId, sessionId, locked.model);
         // Written on the wrong assumptions (another session under this id, an event id a fork inherited): roll back, go again.
         if (speculated && (locked.model !== model || locked.existing.length > 0)) throw new SpeculationMissed();
-        const hashById = new Map(ids.map((id, i) => [id, hashes[i]]));
+        const indexById = new Map(ids.map((id, i) => [id, i]));
+        const sameBody = (stored: Buffer, i: number) => samePayload(stored, batch.events[i], hashes[i]);
         const retry = classifyAppendRetry(
           ids,
-          locked.existing.map((e) => ({ id: e.id, seq: e.seq, sameBody: e.payloadHash.equals(hashById.get(e.id)!) })),
+          locked.existing.map((e) => ({ id: e.id, seq: e.seq, sameBody: sameBody(e.payloadHash, indexById.get(e.id)!) })),
         );
         if (retry.kind === 'replay') return { status: 200, body: { headSeq: locked.headSeq, events: retry.events } };
         if (locked.archived) throw sessionArchived(sessionId);

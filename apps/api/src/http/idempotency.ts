@@ -1,7 +1,5 @@
-import canonicalize from 'canonicalize';
-import { createHash } from 'node:crypto';
 import { Tx } from '@app/database';
-import { DomainError, invalid } from '@app/domain';
+import { canonicalHash, DomainError, invalid } from '@app/domain';
 import { claimIdempotencyKey, storeIdempotentResponse, StoredResponse } from '@app/event-store';
 
 // An RFC 8941 sf-string's visible ASCII, at most 255 characters (Stripe's limit).
@@ -16,10 +14,8 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   return header;
 }
 
-/** Over the body's RFC 8785 canonical form: a retry with its keys in another order is the same request. */
-export function requestFingerprint(method: string, route: string, body: unknown): Buffer {
-  return createHash('sha256').update(`${method} ${route}\n${canonicalize(body ?? null)}`).digest();
-}
+/** Over the body's RFC 8785 canonical form (canonicalHash): a retry with its keys in another order is the same request. */
+export const requestFingerprint = (method: string, route: string, body: unknown): Buffer => canonicalHash(`${method} ${route}`, body);
 
 /**
  * Runs `work` at most once per (tenant, key) inside the caller's transaction

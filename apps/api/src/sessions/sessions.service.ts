@@ -2,24 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState, Tx } from '@app/database';
-import { applyConfigPatch, checkForkSeq, composeSessionView, DomainError, estimateMessageTokens, invalid, NewEvent, sessionSettings, windowCacheRatios } from '@app/domain';
-import {
-  findSession,
-  insertEvents,
-  insertOutbox,
-  insertFork,
-  insertSession,
-  listSessions,
-  lockForkSource,
-  lockSessionForAppend,
-  OutboxRow,
-  payloadHash,
-  SessionCursor,
-  readTenantConfig,
-  readWindow,
-  setSessionArchived,
-  updateSessionConfig,
-} from '@app/event-store';
+import { applyConfigPatch, checkForkSeq, composeSessionView, DomainError, estimateMessageTokens, invalid, NewEvent, payloadHash, sessionSettings, windowCacheRatios } from '@app/domain';
+import { findSession, insertEvents, insertOutbox, insertFork, insertSession, listSessions, lockForkSource, lockSessionForAppend, OutboxRow, SessionCursor, readTenantConfig, readWindow, setSessionArchived, updateSessionConfig } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
 import { deleteSessionWithOutputs } from '@app/maintenance';
 import { CacheInvalidation } from '../auth/cache-invalidation';

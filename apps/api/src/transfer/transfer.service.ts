@@ -3,19 +3,7 @@ import { once } from 'node:events';
 import type { Response } from 'express';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
-import {
-  applyToolCallLedger,
-  CLIENT_EVENT_TYPES,
-  composeSessionView,
-  DomainError,
-  estimateMessageTokens,
-  eventTokens,
-  EventType,
-  invalid,
-  NewEvent,
-  referencedCallIds,
-  sessionSettings,
-} from '@app/domain';
+import { applyToolCallLedger, CLIENT_EVENT_TYPES, composeSessionView, DomainError, estimateMessageTokens, eventTokens, EventType, invalid, NewEvent, payloadHash, referencedCallIds, sessionSettings } from '@app/domain';
 import {
   atLine,
   chunkLine,
@@ -32,21 +20,7 @@ import {
   sessionLine,
   TransferEvent,
 } from '@app/domain/transfer';
-import {
-  countUsageApart,
-  findSession,
-  findToolCalls,
-  finishImportedSession,
-  insertImportedEvents,
-  insertSession,
-  ownEvents,
-  payloadHash,
-  readEvents,
-  readTenantConfig,
-  readWindow,
-  recordToolCalls,
-  unanswerToolCallsAfter,
-} from '@app/event-store';
+import { countUsageApart, findSession, findToolCalls, finishImportedSession, insertImportedEvents, insertSession, ownEvents, readEvents, readTenantConfig, readWindow, recordToolCalls, unanswerToolCallsAfter } from '@app/event-store';
 import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRef, newRefId } from '@app/tool-output-store';
 import { TenantLimitsService } from '../limits/tenant-limits';
 import { requestLogFields } from '../http/request-logging';

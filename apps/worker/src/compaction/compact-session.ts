@@ -1,26 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
-import {
-  compactionFactsOf,
-  composeSessionView,
-  costsOfCommitted,
-  decideCompletion,
-  deriveCompactionState,
-  eventTokens,
-  NewEvent,
-  nothingToCompactEvent,
-} from '@app/domain';
-import {
-  clearCompactionRunning,
-  insertEvents,
-  lockSessionForAppend,
-  markCompactionRunning,
-  payloadHash,
-  pivotMarkerSeq,
-  readWindow,
-  rewindsAfter,
-} from '@app/event-store';
+import { compactionFactsOf, composeSessionView, costsOfCommitted, decideCompletion, deriveCompactionState, eventTokens, NewEvent, nothingToCompactEvent, payloadHash } from '@app/domain';
+import { clearCompactionRunning, insertEvents, lockSessionForAppend, markCompactionRunning, pivotMarkerSeq, readWindow, rewindsAfter } from '@app/event-store';
 import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
 import { RewriteMetrics } from '@app/maintenance';
 import { WindowSummarizer } from '@app/summarizer';
