@@ -1,0 +1,295 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+  BaseCheckpointSaver,
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointPendingWrite,
+  CheckpointTuple,
+  copyCheckpoint,
+  getCheckpointId,
+  maxChannelVersion,
+  PendingWrite,
+  SerializerProtocol,
+  TASKS,
+  WRITES_IDX_MAP,
+} from '@langchain/langgraph-checkpoint';
+import { isProblem, ProblemError, SessionStoreClient } from '@session-store/client';
+import { Blob, blobBytes, CHECKPOINT_KIND, CheckpointRecord, toBlob, WRITES_KIND, WritesRecord } from './records';
+import { NamespaceIndex, ThreadLog } from './thread-log';
+
+export interface SessionStoreSaverOptions {
+  client: SessionStoreClient;
+  /**
+   * A thread's session id is this prefix and its thread_id (a thread_id the
+   * service's ids cannot hold, or one with `~`, is hashed instead). `list()`
+   * without a thread_id lists the threads saved under this prefix. Default
+   * `langgraph:`; `''` puts a thread in the session of the same id, next to
+   * the messages an agent appends there.
+   */
+  sessionIdPrefix?: string;
+  /** The `model` of the sessions this saver creates (the service requires one). Default `gpt-4.1`. */
+  model?: string;
+  /** How many threads' logs this process keeps indexed (least recently used go first). Default 100. */
+  cachedThreads?: number;
+  serde?: SerializerProtocol;
+}
+
+/** The service's session and event ids: see ID_PATTERN in libs/domain. */
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:~-]{0,127}$/;
+const PREFIX_PATTERN = /^([A-Za-z0-9][A-Za-z0-9._:~-]{0,61})?$/;
+const PAGE = 1000;
+const MISSING_THREAD_ID =
+  'The config has no configurable.thread_id: a checkpointer saves a thread, e.g. graph.invoke(input, { configurable: { thread_id: "my-thread" } })';
+
+function threadConfig(threadId: string, ns: string, checkpointId: string): RunnableConfig {
+  return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId } };
+}
+
+function stringField(config: RunnableConfig | undefined, field: string): string | undefined {
+  const value: unknown = config?.configurable?.[field];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** JSON containment, as a metadata filter reads: every field of `expected` is in `actual`, objects recursively. */
+function contains(actual: unknown, expected: unknown): boolean {
+  if (typeof expected !== 'object' || expected === null) return actual === expected;
+  if (Array.isArray(expected)) return JSON.stringify(actual) === JSON.stringify(expected);
+  if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return false;
+  return Object.entries(expected).every(([key, value]) => contains(Object.getOwnPropertyDescriptor(actual, key)?.value, value));
+}
+
+/**
+ * A LangGraph checkpointer that keeps each thread in a session of the
+ * session store: checkpoints and pending writes are `record.added` events in
+ * the session's log (kinds `langgraph.checkpoint`, `langgraph.writes`), so the
+ * log is the thread's history, exported, forked and rewound with it.
+ * Checkpoints store only the channel values whose version they introduced.
+ * Reads index the log once per process and then ask only for its new events.
+ */
+export class SessionStoreSaver extends BaseCheckpointSaver<string> {
+  private readonly client: SessionStoreClient;
+  private readonly prefix: string;
+  private readonly model: string;
+  private readonly cachedThreads: number;
+  private readonly logs = new Map<string, ThreadLog>();
+
+  constructor(options: SessionStoreSaverOptions) {
+    super(options.serde);
+    this.client = options.client;
+    this.prefix = options.sessionIdPrefix ?? 'langgraph:';
+    if (!PREFIX_PATTERN.test(this.prefix)) throw new Error(`sessionIdPrefix ${JSON.stringify(this.prefix)}: up to 62 of A-Z a-z 0-9 . _ : ~ -, starting with a letter or digit`);
+    this.model = options.model ?? 'gpt-4.1';
+    this.cachedThreads = options.cachedThreads ?? 100;
+  }
+
+  /** The session that holds a thread. */
+  sessionIdOf(threadId: string): string {
+    const id = `${this.prefix}${threadId}`;
+    if (ID_PATTERN.test(id) && !threadId.includes('~')) return id;
+    return `${this.prefix}h~${createHash('sha256').update(threadId).digest('hex')}`;
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = stringField(config, 'thread_id');
+    if (threadId === undefined) return undefined;
+    const ns = stringField(config, 'checkpoint_ns') ?? '';
+    const namespace = (await this.read(threadId))?.namespace(ns);
+    if (!namespace) return undefined;
+    const checkpointId = getCheckpointId(config) || namespace.idsNewestFirst()[0];
+    const record = checkpointId === undefined ? undefined : namespace.checkpoints.get(checkpointId);
+    return record && this.tuple(threadId, namespace, record);
+  }
+
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const { filter, before } = options;
+    const threadId = stringField(config, 'thread_id');
+    const ns = stringField(config, 'checkpoint_ns');
+    const checkpointId = getCheckpointId(config) || undefined;
+    const beforeId = stringField(before, 'checkpoint_id');
+    let remaining = options.limit;
+    for await (const thread of threadId === undefined ? this.threadIds() : [threadId]) {
+      const log = await this.read(thread);
+      for (const name of log?.namespaceNames() ?? []) {
+        const namespace = log?.namespace(name);
+        if (!namespace || (ns !== undefined && name !== ns)) continue;
+        for (const id of namespace.idsNewestFirst()) {
+          const record = namespace.checkpoints.get(id);
+          if (!record || (checkpointId !== undefined && id !== checkpointId) || (beforeId !== undefined && id >= beforeId)) continue;
+          if (filter && !contains(await this.load(record.metadata), filter)) continue;
+          if (remaining !== undefined && remaining-- <= 0) return;
+          yield await this.tuple(thread, namespace, record);
+        }
+      }
+    }
+  }
+
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    const threadId = stringField(config, 'thread_id');
+    if (threadId === undefined) throw new Error(`Cannot put a checkpoint. ${MISSING_THREAD_ID}`);
+    const ns = stringField(config, 'checkpoint_ns') ?? '';
+    const { channel_values, ...rest } = copyCheckpoint(checkpoint);
+    const values = await Promise.all(
+      Object.entries(newVersions)
+        .filter(([channel]) => channel in channel_values)
+        .map(async ([channel, version]) => ({ channel, version, value: await this.dump(channel_values[channel]) })),
+    );
+    const parentId = stringField(config, 'checkpoint_id');
+    const record: CheckpointRecord = {
+      ns,
+      id: checkpoint.id,
+      ...(parentId === undefined ? {} : { parentId }),
+      checkpoint: await this.dump({ ...rest, channel_values: {} }),
+      metadata: await this.dump(metadata),
+      values,
+    };
+    await this.append(threadId, CHECKPOINT_KIND, record);
+    return threadConfig(threadId, ns, checkpoint.id);
+  }
+
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ''): Promise<void> {
+    const threadId = stringField(config, 'thread_id');
+    if (threadId === undefined) throw new Error(`Cannot put writes. ${MISSING_THREAD_ID}`);
+    const checkpointId = stringField(config, 'checkpoint_id');
+    if (checkpointId === undefined) throw new Error('Cannot put writes: the config has no configurable.checkpoint_id (the checkpoint they were made against)');
+    const record: WritesRecord = {
+      ns: stringField(config, 'checkpoint_ns') ?? '',
+      checkpointId,
+      taskId,
+      taskPath,
+      writes: await Promise.all(writes.map(async ([channel, value], idx) => ({ idx: WRITES_IDX_MAP[channel] ?? idx, channel, value: await this.dump(value) }))),
+    };
+    await this.append(threadId, WRITES_KIND, record);
+  }
+
+  /** Deletes the thread's session, with everything in it. */
+  async deleteThread(threadId: string): Promise<void> {
+    const sessionId = this.sessionIdOf(threadId);
+    this.logs.delete(sessionId);
+    const { error, response } = await this.client.api.DELETE('/v1/sessions/{sessionId}', { params: { path: { sessionId } } });
+    if (error !== undefined && response.status !== 404) throw new ProblemError(error, response.headers);
+  }
+
+  /**
+   * Versions unique to the checkpoint that made them (a counter and a random
+   * part, as the PostgreSQL saver does): a channel value is found by its
+   * version, and a thread resumed from an earlier checkpoint writes versions
+   * its abandoned branch may have used already.
+   */
+  override getNextVersion(current: string | undefined): string {
+    const counter = current === undefined ? 0 : Number(String(current).split('.')[0]);
+    return `${String(counter + 1).padStart(32, '0')}.${String(Math.random()).padStart(16, '0')}`;
+  }
+
+  private async tuple(threadId: string, namespace: NamespaceIndex, record: CheckpointRecord): Promise<CheckpointTuple> {
+    const checkpoint: Checkpoint = await this.load(record.checkpoint);
+    for (const [channel, version] of Object.entries(checkpoint.channel_versions)) {
+      const value = namespace.value(channel, version);
+      if (value) checkpoint.channel_values[channel] = await this.load(value);
+    }
+    // Checkpoints before v4 kept the parent's pending sends in its writes; LangGraph reads them as the TASKS channel.
+    if (checkpoint.v < 4 && record.parentId !== undefined) {
+      const sends = namespace.orderedWrites(record.parentId).filter((write) => write.channel === TASKS);
+      checkpoint.channel_values[TASKS] = await Promise.all(sends.map((write) => this.load(write.value)));
+      const versions = Object.values(checkpoint.channel_versions);
+      checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+    }
+    const metadata: CheckpointMetadata = await this.load(record.metadata);
+    const pendingWrites = await Promise.all(
+      namespace.orderedWrites(record.id).map(async (write): Promise<CheckpointPendingWrite> => [write.taskId, write.channel, await this.load(write.value)]),
+    );
+    return {
+      config: threadConfig(threadId, record.ns, record.id),
+      checkpoint,
+      metadata,
+      pendingWrites,
+      ...(record.parentId === undefined ? {} : { parentConfig: threadConfig(threadId, record.ns, record.parentId) }),
+    };
+  }
+
+  private async dump(value: unknown): Promise<Blob> {
+    return toBlob(await this.serde.dumpsTyped(value));
+  }
+
+  private load(blob: Blob): Promise<any> {
+    return this.serde.loadsTyped(blob.type, blobBytes(blob));
+  }
+
+  /** Appends a record to the thread's session, creating the session the first time. */
+  private async append(threadId: string, kind: string, value: CheckpointRecord | WritesRecord): Promise<void> {
+    const sessionId = this.sessionIdOf(threadId);
+    // The event's own id makes a retry after a lost answer return the first append, whichever request carries it.
+    const events = [{ id: randomUUID(), type: 'record.added' as const, data: { kind, value } }];
+    try {
+      await this.client.append(sessionId, events);
+    } catch (error) {
+      if (!isProblem(error, 'session_not_found')) throw error;
+      await this.createSession(sessionId, threadId);
+      await this.client.append(sessionId, events);
+    }
+  }
+
+  private async createSession(sessionId: string, threadId: string): Promise<void> {
+    try {
+      await this.client.createSession({ id: sessionId, model: this.model, metadata: { langgraph: { saver: this.prefix, threadId } } });
+    } catch (error) {
+      // Another writer created it first.
+      if (!isProblem(error, 'session_exists')) throw error;
+    }
+  }
+
+  /** The thread ids of this saver's sessions, most recently active first. */
+  private async *threadIds(): AsyncGenerator<string> {
+    const metadata = JSON.stringify({ langgraph: { saver: this.prefix } });
+    for (let cursor: string | undefined; ; ) {
+      const { data, error, response } = await this.client.api.GET('/v1/sessions', { params: { query: { metadata, limit: 100, ...(cursor === undefined ? {} : { cursor }) } } });
+      if (error !== undefined || !data) throw new ProblemError(error, response.headers);
+      for (const session of data.sessions) {
+        const { langgraph } = session.metadata;
+        if (typeof langgraph === 'object' && langgraph !== null && 'threadId' in langgraph && typeof langgraph.threadId === 'string') yield langgraph.threadId;
+      }
+      if (data.nextCursor === null) return;
+      cursor = data.nextCursor;
+    }
+  }
+
+  /**
+   * The thread's log, brought up to date: the events after the last one read
+   * (its first answer is that event again, to check the session is still the
+   * one read before). Undefined when the thread has no session.
+   */
+  private async read(threadId: string): Promise<ThreadLog | undefined> {
+    const sessionId = this.sessionIdOf(threadId);
+    let log = this.logs.get(sessionId) ?? new ThreadLog(sessionId);
+    this.logs.delete(sessionId);
+    let afterSeq = Math.max(log.lastSeq - 1, 0);
+    for (let first = log.lastSeq > 0; ; first = false) {
+      const { data, error, response } = await this.client.api.GET('/v1/sessions/{sessionId}/events', {
+        params: { path: { sessionId }, query: { afterSeq, limit: PAGE, types: ['record.added', 'session.rewound'] } },
+      });
+      if (response.status === 404) return undefined;
+      if (error !== undefined || !data) throw new ProblemError(error, response.headers);
+      if (first && (data.events[0]?.seq !== log.lastSeq || data.events[0]?.id !== log.lastEventId)) {
+        log = new ThreadLog(sessionId);
+        afterSeq = 0;
+        continue;
+      }
+      for (const event of data.events) {
+        // A read running at the same time for this thread may have indexed it already.
+        if (event.seq <= log.lastSeq) continue;
+        if (event.type === 'record.added') log.addRecord(event.seq, event.data.kind, event.data.value);
+        else if (event.type === 'session.rewound') log.rewind(event.data.toSeq);
+        log.lastSeq = event.seq;
+        log.lastEventId = event.id;
+      }
+      if (data.nextAfterSeq === null) break;
+      afterSeq = data.nextAfterSeq;
+    }
+    this.logs.set(sessionId, log);
+    const oldest = this.logs.keys().next();
+    if (this.logs.size > this.cachedThreads && !oldest.done) this.logs.delete(oldest.value);
+    return log;
+  }
+}

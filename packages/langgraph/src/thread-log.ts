@@ -1,0 +1,115 @@
+import { compareWritesSortKeys, writesSortKey } from '@langchain/langgraph-checkpoint';
+import { Blob, CHECKPOINT_KIND, CheckpointRecord, isCheckpointRecord, isWritesRecord, WRITES_KIND } from './records';
+
+export interface IndexedWrite {
+  taskId: string;
+  taskPath: string;
+  idx: number;
+  channel: string;
+  value: Blob;
+}
+
+/** One checkpoint namespace of a thread: its checkpoints, the channel values they introduced, the writes against each. */
+export class NamespaceIndex {
+  readonly checkpoints = new Map<string, CheckpointRecord>();
+  /** Sorted when next asked for, not on each of a long log's records. */
+  private sortedIds: string[] | undefined;
+  private readonly values = new Map<string, Blob>();
+  private readonly writes = new Map<string, Map<string, IndexedWrite>>();
+
+  addCheckpoint(record: CheckpointRecord): void {
+    // The first record of an id wins, as a database's primary key would keep it.
+    if (this.checkpoints.has(record.id)) return;
+    this.checkpoints.set(record.id, record);
+    this.sortedIds = undefined;
+    for (const { channel, version, value } of record.values) {
+      const key = valueKey(channel, version);
+      if (!this.values.has(key)) this.values.set(key, value);
+    }
+  }
+
+  addWrite(checkpointId: string, write: IndexedWrite): void {
+    const writes = this.writes.get(checkpointId) ?? new Map<string, IndexedWrite>();
+    this.writes.set(checkpointId, writes);
+    const key = `${write.taskId},${write.idx}`;
+    // A task's regular writes are kept as first written (a retried task writes them again); special channels (idx < 0) are replaced.
+    if (write.idx >= 0 && writes.has(key)) return;
+    writes.set(key, write);
+  }
+
+  /** Newest first: checkpoint ids are uuid6, ordered by time. */
+  idsNewestFirst(): string[] {
+    this.sortedIds ??= [...this.checkpoints.keys()].sort().reverse();
+    return this.sortedIds;
+  }
+
+  value(channel: string, version: string | number): Blob | undefined {
+    return this.values.get(valueKey(channel, version));
+  }
+
+  /** In the order LangGraph applies them (writesSortKey). */
+  orderedWrites(checkpointId: string): IndexedWrite[] {
+    const writes = [...(this.writes.get(checkpointId)?.values() ?? [])];
+    return writes.sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+  }
+}
+
+function valueKey(channel: string, version: string | number): string {
+  return JSON.stringify([channel, version]);
+}
+
+interface LoggedRecord {
+  seq: number;
+  kind: string;
+  value: unknown;
+}
+
+/**
+ * What this process has read of one thread's session log, indexed; the log
+ * is append-only, so a later read only asks for the events after `lastSeq`.
+ */
+export class ThreadLog {
+  /** The last event read, and its id: the next read checks it is still there (the session was not deleted and made again). */
+  lastSeq = 0;
+  lastEventId: string | undefined;
+  private records: LoggedRecord[] = [];
+  private namespaces = new Map<string, NamespaceIndex>();
+
+  constructor(readonly sessionId: string) {}
+
+  addRecord(seq: number, kind: string, value: unknown): void {
+    this.records.push({ seq, kind, value });
+    this.index({ seq, kind, value });
+  }
+
+  /** POST …/rewind: what clients appended after `toSeq` leaves the session's state, and so the thread's. */
+  rewind(toSeq: number): void {
+    this.records = this.records.filter((record) => record.seq <= toSeq);
+    this.namespaces = new Map();
+    for (const record of this.records) this.index(record);
+  }
+
+  namespace(ns: string): NamespaceIndex | undefined {
+    return this.namespaces.get(ns);
+  }
+
+  namespaceNames(): string[] {
+    return [...this.namespaces.keys()];
+  }
+
+  private index({ kind, value }: LoggedRecord): void {
+    if (kind === CHECKPOINT_KIND && isCheckpointRecord(value)) this.namespaceFor(value.ns).addCheckpoint(value);
+    else if (kind === WRITES_KIND && isWritesRecord(value)) {
+      const namespace = this.namespaceFor(value.ns);
+      for (const { idx, channel, value: written } of value.writes) {
+        namespace.addWrite(value.checkpointId, { taskId: value.taskId, taskPath: value.taskPath, idx, channel, value: written });
+      }
+    }
+  }
+
+  private namespaceFor(ns: string): NamespaceIndex {
+    const namespace = this.namespaces.get(ns) ?? new NamespaceIndex();
+    this.namespaces.set(ns, namespace);
+    return namespace;
+  }
+}
