@@ -66,10 +66,11 @@ function contains(actual: unknown, expected: unknown): boolean {
  * session store: checkpoints and pending writes are `record.added` events in
  * the session's log (kinds `langgraph.checkpoint`, `langgraph.writes`), so the
  * log is the thread's history, exported, forked and rewound with it.
- * Checkpoints store only the channel values whose version they introduced.
+ * A checkpoint stores only the channel values whose version it introduced;
+ * the others are read from its ancestors.
  * Reads index the log once per process and then ask only for its new events.
  */
-export class SessionStoreSaver extends BaseCheckpointSaver<string> {
+export class SessionStoreSaver extends BaseCheckpointSaver {
   private readonly client: SessionStoreClient;
   private readonly prefix: string;
   private readonly model: string;
@@ -172,22 +173,10 @@ export class SessionStoreSaver extends BaseCheckpointSaver<string> {
     if (error !== undefined && response.status !== 404) throw new ProblemError(error, response.headers);
   }
 
-  /**
-   * Versions unique to the checkpoint that made them (a counter and a random
-   * part, as the PostgreSQL saver does): a channel value is found by its
-   * version, and a thread resumed from an earlier checkpoint writes versions
-   * its abandoned branch may have used already.
-   */
-  override getNextVersion(current: string | undefined): string {
-    const counter = current === undefined ? 0 : Number(String(current).split('.')[0]);
-    return `${String(counter + 1).padStart(32, '0')}.${String(Math.random()).padStart(16, '0')}`;
-  }
-
   private async tuple(threadId: string, namespace: NamespaceIndex, record: CheckpointRecord): Promise<CheckpointTuple> {
     const checkpoint: Checkpoint = await this.load(record.checkpoint);
-    for (const [channel, version] of Object.entries(checkpoint.channel_versions)) {
-      const value = namespace.value(channel, version);
-      if (value) checkpoint.channel_values[channel] = await this.load(value);
+    for (const [channel, value] of namespace.channelValues(record.id, checkpoint.channel_versions)) {
+      checkpoint.channel_values[channel] = await this.load(value);
     }
     // Checkpoints before v4 kept the parent's pending sends in its writes; LangGraph reads them as the TASKS channel.
     if (checkpoint.v < 4 && record.parentId !== undefined) {

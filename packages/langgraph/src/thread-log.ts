@@ -14,7 +14,6 @@ export class NamespaceIndex {
   readonly checkpoints = new Map<string, CheckpointRecord>();
   /** Sorted when next asked for, not on each of a long log's records. */
   private sortedIds: string[] | undefined;
-  private readonly values = new Map<string, Blob>();
   private readonly writes = new Map<string, Map<string, IndexedWrite>>();
 
   addCheckpoint(record: CheckpointRecord): void {
@@ -22,10 +21,6 @@ export class NamespaceIndex {
     if (this.checkpoints.has(record.id)) return;
     this.checkpoints.set(record.id, record);
     this.sortedIds = undefined;
-    for (const { channel, version, value } of record.values) {
-      const key = valueKey(channel, version);
-      if (!this.values.has(key)) this.values.set(key, value);
-    }
   }
 
   addWrite(checkpointId: string, write: IndexedWrite): void {
@@ -43,8 +38,27 @@ export class NamespaceIndex {
     return this.sortedIds;
   }
 
-  value(channel: string, version: string | number): Blob | undefined {
-    return this.values.get(valueKey(channel, version));
+  /**
+   * The value of each channel at its version in `versions`, from the
+   * checkpoint that introduced it: this one or its nearest ancestor with that
+   * version. Versions count up along one line of checkpoints only (a branch
+   * taken from an earlier checkpoint reuses its numbers), so the search
+   * follows the parents rather than the whole namespace.
+   */
+  channelValues(checkpointId: string, versions: Record<string, string | number>): Map<string, Blob> {
+    const found = new Map<string, Blob>();
+    const wanted = new Map(Object.entries(versions));
+    // Bounded by the number of checkpoints: a log whose parents loop must not hang a read.
+    for (let id: string | undefined = checkpointId, depth = 0; id !== undefined && wanted.size > 0 && depth <= this.checkpoints.size; depth++) {
+      const record = this.checkpoints.get(id);
+      for (const { channel, version, value } of record?.values ?? []) {
+        if (wanted.get(channel) !== version) continue;
+        found.set(channel, value);
+        wanted.delete(channel);
+      }
+      id = record?.parentId;
+    }
+    return found;
   }
 
   /** In the order LangGraph applies them (writesSortKey). */
@@ -52,10 +66,6 @@ export class NamespaceIndex {
     const writes = [...(this.writes.get(checkpointId)?.values() ?? [])];
     return writes.sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
   }
-}
-
-function valueKey(channel: string, version: string | number): string {
-  return JSON.stringify([channel, version]);
 }
 
 interface LoggedRecord {

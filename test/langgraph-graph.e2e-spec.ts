@@ -1,0 +1,151 @@
+import { AIMessage, BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { z } from 'zod';
+import { SessionStoreClient } from '@session-store/client';
+import { SessionStoreSaver } from '@session-store/langgraph';
+import { Client } from './support/client';
+import { startService, TestService } from './support/service';
+
+/**
+ * A LangGraph tool-calling loop run with SessionStoreSaver on the real
+ * service: a stub model node (the tool call, then the answers of
+ * @langchain/core's FakeListChatModel), an interrupt() asking a human before
+ * the tool runs, resumed with Command by another saver (another process, as
+ * it were); time travel from an earlier checkpoint; a session rewind that
+ * takes the thread back; the thread's log holding its records and the model
+ * view none of them; reads that ask only for the events after the last one.
+ */
+
+const weather = tool(async ({ city }) => `21°C and sunny in ${city}`, {
+  name: 'weather',
+  description: 'The weather in a city',
+  schema: z.object({ city: z.string() }),
+});
+
+function buildGraph(saver: SessionStoreSaver, answers: string[]) {
+  const model = new FakeListChatModel({ responses: answers });
+  return new StateGraph(MessagesAnnotation)
+    .addNode('agent', async ({ messages }) => {
+      // The stub model: a question gets the tool call, a tool result gets the model's next answer.
+      if (messages.at(-1)?.type === 'human') {
+        return { messages: [new AIMessage({ content: '', tool_calls: [{ id: 'call_weather', name: 'weather', args: { city: 'Paris' } }] })] };
+      }
+      return { messages: [await model.invoke(messages)] };
+    })
+    .addNode('approve', () => {
+      const answer: unknown = interrupt({ question: 'Look up the weather in Paris?' });
+      return new Command({ goto: answer === 'yes' ? 'tools' : END });
+    }, { ends: ['tools', END] })
+    .addNode('tools', async ({ messages }) => {
+      const last = messages.at(-1);
+      const calls = last instanceof AIMessage ? (last.tool_calls ?? []) : [];
+      return { messages: await Promise.all(calls.map((call) => weather.invoke({ ...call, type: 'tool_call' }))) };
+    })
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', ({ messages }) => (hasToolCalls(messages.at(-1)) ? 'approve' : END), ['approve', END])
+    .addEdge('tools', 'agent')
+    .compile({ checkpointer: saver });
+}
+
+function hasToolCalls(message: BaseMessage | undefined): boolean {
+  return message instanceof AIMessage && (message.tool_calls?.length ?? 0) > 0;
+}
+
+const texts = (messages: BaseMessage[]) => messages.map((message) => `${message.type}: ${message.text}`);
+
+describe('LangGraph graph with SessionStoreSaver', () => {
+  let service: TestService;
+  let key: string;
+  /** A client noting its reads of a session's log (the afterSeq of each) in `reads`. */
+  function client(reads: string[] = []): SessionStoreClient {
+    return new SessionStoreClient({
+      baseUrl: service.baseUrl,
+      apiKey: key,
+      fetch: (input, init) => {
+        const request = new Request(input, init);
+        const url = new URL(request.url);
+        if (request.method === 'GET' && url.pathname.endsWith('/events')) reads.push(`afterSeq=${url.searchParams.get('afterSeq')}`);
+        return fetch(request);
+      },
+    });
+  }
+
+  beforeAll(async () => {
+    service = await startService({ worker: false });
+    ({ key } = await new Client(service.baseUrl).createTenant('langgraph-graph'));
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('interrupts, resumes from another saver, time-travels, rewinds, and keeps its records out of the model view', async () => {
+    const config = { configurable: { thread_id: 'weather-1' } };
+    const first = buildGraph(new SessionStoreSaver({ client: client() }), ['Sunny, 21°C.', 'Still sunny, 21°C.']);
+
+    const interrupted = await first.invoke({ messages: [new HumanMessage('Weather in Paris?')] }, config);
+    expect(texts(interrupted.messages)).toEqual(['human: Weather in Paris?', 'ai: ']);
+    const paused = await first.getState(config);
+    expect(paused.next).toEqual(['approve']);
+    expect(paused.tasks[0]?.interrupts.map((i) => i.value)).toEqual([{ question: 'Look up the weather in Paris?' }]);
+
+    // Another saver, with nothing read yet, resumes the thread where it stopped.
+    const secondReads: string[] = [];
+    const second = buildGraph(new SessionStoreSaver({ client: client(secondReads) }), ['Sunny, 21°C.', 'Still sunny, 21°C.']);
+    const resumed = await second.invoke(new Command({ resume: 'yes' }), config);
+    expect(texts(resumed.messages)).toEqual(['human: Weather in Paris?', 'ai: ', 'tool: 21°C and sunny in Paris', 'ai: Sunny, 21°C.']);
+    expect((await second.getState(config)).next).toEqual([]);
+
+    // Time travel: from the checkpoint that waited for approval, the run goes again on a branch of its own.
+    const history = [];
+    for await (const snapshot of second.getStateHistory(config)) history.push(snapshot);
+    const waiting = history.find((snapshot) => snapshot.next.includes('approve'));
+    expect(waiting).toBeDefined();
+    const branch = await second.invoke(new Command({ resume: 'yes' }), { configurable: { ...config.configurable, checkpoint_id: waiting?.config.configurable?.checkpoint_id } });
+    expect(texts(branch.messages).at(-1)).toBe('ai: Still sunny, 21°C.');
+    expect(texts((await second.getState(config)).values.messages).at(-1)).toBe('ai: Still sunny, 21°C.');
+    // The first branch is still there, whole.
+    const firstHead = history[0];
+    expect(texts((await second.getState(firstHead.config)).values.messages).at(-1)).toBe('ai: Sunny, 21°C.');
+
+    // The log holds the thread: checkpoints and writes as records, nothing in the model view.
+    const saver = new SessionStoreSaver({ client: client() });
+    const sessionId = saver.sessionIdOf('weather-1');
+    const store = client();
+    const { data: page } = await store.api.GET('/v1/sessions/{sessionId}/events', { params: { path: { sessionId }, query: { limit: 1000 } } });
+    const kinds = new Set(page?.events.flatMap((event) => (event.type === 'record.added' ? [event.data.kind] : [event.type])));
+    expect([...kinds].sort()).toEqual(['langgraph.checkpoint', 'langgraph.writes', 'session.created']);
+    expect((await store.context(sessionId, { format: 'neutral' })).messages).toEqual([]);
+
+    // A rewind of the session to the checkpoint that waited takes the thread back there, for every saver.
+    const waitingRecord = page?.events.find(
+      (event) => event.type === 'record.added' && event.data.kind === 'langgraph.checkpoint' && JSON.stringify(event.data.value).includes(String(waiting?.config.configurable?.checkpoint_id)),
+    );
+    expect(waitingRecord).toBeDefined();
+    await store.rewind(sessionId, waitingRecord?.seq ?? 0);
+    const rewound = await second.getState(config);
+    expect(rewound.next).toEqual(['approve']);
+    expect(rewound.config.configurable?.checkpoint_id).toBe(waiting?.config.configurable?.checkpoint_id);
+    const declined = await second.invoke(new Command({ resume: 'no' }), config);
+    expect(texts(declined.messages)).toEqual(['human: Weather in Paris?', 'ai: ']);
+
+    // The second saver read the log from its start once; every later read asked only for the events after the last one it had.
+    expect(secondReads.filter((read) => read === 'afterSeq=0')).toHaveLength(1);
+    expect(secondReads.length).toBeGreaterThan(5);
+  });
+
+  it('deleteThread deletes the thread with its session', async () => {
+    const saver = new SessionStoreSaver({ client: client() });
+    const graph = buildGraph(saver, ['Sunny.']);
+    const config = { configurable: { thread_id: 'to delete' } };
+    await graph.invoke({ messages: [new HumanMessage('Weather?')] }, config);
+    const sessionId = saver.sessionIdOf('to delete');
+    // A thread_id the service's ids cannot hold (a space) gets a hashed session id.
+    expect(sessionId).toMatch(/^langgraph:h~[0-9a-f]{64}$/);
+    expect((await client().getSession(sessionId)).id).toBe(sessionId);
+    await saver.deleteThread('to delete');
+    expect(await saver.getTuple(config)).toBeUndefined();
+    await expect(client().getSession(sessionId)).rejects.toMatchObject({ code: 'session_not_found' });
+  });
+});
