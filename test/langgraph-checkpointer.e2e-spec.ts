@@ -43,7 +43,7 @@ describe('LangGraph checkpointer validation suite', () => {
 
   it('passes every test of the official suite', async () => {
     const { key } = await new Client(service.baseUrl).createTenant('langgraph');
-    const { code, output } = await run({ SESSION_STORE_URL: service.baseUrl, SESSION_STORE_API_KEY: key });
+    const { code, output } = await run({ SESSION_STORE_URL: service.baseUrl, SESSION_STORE_KEY: key });
     const summary = /Tests\s+(?:(\d+) failed \| )?(\d+) passed(?: \| (\d+) skipped)? \((\d+)\)/.exec(output);
     if (code !== 0 || !summary) throw new Error(`the validation suite exited ${code}\n${output.slice(-20000)}`);
     const [, failed, passed, skipped, total] = summary;

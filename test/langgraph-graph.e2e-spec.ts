@@ -1,6 +1,8 @@
 import { AIMessage, BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
 import { SessionStoreClient } from '@session-store/client';
@@ -133,6 +135,18 @@ describe('LangGraph graph with SessionStoreSaver', () => {
     // The second saver read the log from its start once; every later read asked only for the events after the last one it had.
     expect(secondReads.filter((read) => read === 'afterSeq=0')).toHaveLength(1);
     expect(secondReads.length).toBeGreaterThan(5);
+  });
+
+  it("runs the README's example (examples/langgraph.ts, built)", async () => {
+    const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'examples', 'langgraph.js')], {
+      env: { ...process.env, SESSION_STORE_URL: service.baseUrl, SESSION_STORE_KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect({ code, output }).toEqual({ code: 0, output: 'Hi | Heard 1 message(s) | Again | Heard 2 message(s)\n' });
   });
 
   it('deleteThread deletes the thread with its session', async () => {

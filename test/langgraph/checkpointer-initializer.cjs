@@ -5,7 +5,7 @@ const { randomUUID } = require('node:crypto');
 const { SessionStoreClient } = require('../../dist/packages/client/src');
 const { SessionStoreSaver } = require('../../dist/packages/langgraph/src');
 
-const client = new SessionStoreClient({ baseUrl: process.env.SESSION_STORE_URL, apiKey: process.env.SESSION_STORE_API_KEY });
+const client = new SessionStoreClient({ baseUrl: process.env.SESSION_STORE_URL, apiKey: process.env.SESSION_STORE_KEY });
 
 module.exports = {
   checkpointerName: '@session-store/langgraph',
