@@ -16,7 +16,7 @@ import {
   TASKS,
   WRITES_IDX_MAP,
 } from '@langchain/langgraph-checkpoint';
-import { isProblem, ProblemError, SessionStoreClient } from '@session-store/client';
+import { AppendResult, isProblem, ProblemError, SessionStoreClient } from '@session-store/client';
 import { Blob, blobBytes, CHECKPOINT_KIND, CheckpointRecord, toBlob, WRITES_KIND, WritesRecord } from './records';
 import { NamespaceIndex, ThreadLog } from './thread-log';
 
@@ -32,8 +32,12 @@ export interface SessionStoreSaverOptions {
   sessionIdPrefix?: string;
   /** The `model` of the sessions this saver creates (the service requires one). Default `gpt-4.1`. */
   model?: string;
-  /** How many threads' logs this process keeps indexed (least recently used go first). Default 100. */
-  cachedThreads?: number;
+  /**
+   * How much of the threads' logs this process keeps indexed, in characters
+   * of their records' JSON; the least recently read threads go first (the
+   * thread being read stays, whatever its size). Default 64 MiB.
+   */
+  cacheSize?: number;
   serde?: SerializerProtocol;
 }
 
@@ -74,7 +78,7 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
   private readonly client: SessionStoreClient;
   private readonly prefix: string;
   private readonly model: string;
-  private readonly cachedThreads: number;
+  private readonly cacheSize: number;
   private readonly logs = new Map<string, ThreadLog>();
 
   constructor(options: SessionStoreSaverOptions) {
@@ -83,7 +87,7 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
     this.prefix = options.sessionIdPrefix ?? 'langgraph:';
     if (!PREFIX_PATTERN.test(this.prefix)) throw new Error(`sessionIdPrefix ${JSON.stringify(this.prefix)}: up to 62 of A-Z a-z 0-9 . _ : ~ -, starting with a letter or digit`);
     this.model = options.model ?? 'gpt-4.1';
-    this.cachedThreads = options.cachedThreads ?? 100;
+    this.cacheSize = options.cacheSize ?? 64 * 1024 * 1024;
   }
 
   /** The session that holds a thread. */
@@ -211,12 +215,20 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
     const sessionId = this.sessionIdOf(threadId);
     // The event's own id makes a retry after a lost answer return the first append, whichever request carries it.
     const events = [{ id: randomUUID(), type: 'record.added' as const, data: { kind, value } }];
+    let appended: AppendResult;
     try {
-      await this.client.append(sessionId, events);
+      appended = await this.client.append(sessionId, events);
     } catch (error) {
       if (!isProblem(error, 'session_not_found')) throw error;
       await this.createSession(sessionId, threadId);
-      await this.client.append(sessionId, events);
+      appended = await this.client.append(sessionId, events);
+    }
+    // Right after what this process has read: indexed now rather than read back.
+    const log = this.logs.get(sessionId);
+    const seq = appended.events[0]?.seq;
+    if (log && seq === log.readThrough + 1) {
+      log.addRecord(seq, kind, value);
+      log.readThrough = seq;
     }
   }
 
@@ -245,40 +257,67 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * The thread's log, brought up to date: the events after the last one read
-   * (its first answer is that event again, to check the session is still the
-   * one read before). Undefined when the thread has no session.
+   * The thread's log, brought up to date: the session's head says whether
+   * anything was appended since the last read, and only what was is read.
+   * Undefined when the thread has no session.
    */
   private async read(threadId: string): Promise<ThreadLog | undefined> {
     const sessionId = this.sessionIdOf(threadId);
-    let log = this.logs.get(sessionId) ?? new ThreadLog(sessionId);
+    const cached = this.logs.get(sessionId);
     this.logs.delete(sessionId);
-    let afterSeq = Math.max(log.lastSeq - 1, 0);
-    for (let first = log.lastSeq > 0; ; first = false) {
+    const session = await this.head(sessionId, threadId);
+    if (!session) return undefined;
+    const log = cached?.createdAt === session.createdAt ? cached : new ThreadLog(session.createdAt);
+    for (let afterSeq = log.readThrough; afterSeq < session.headSeq; ) {
       const { data, error, response } = await this.client.api.GET('/v1/sessions/{sessionId}/events', {
         params: { path: { sessionId }, query: { afterSeq, limit: PAGE, types: ['record.added', 'session.rewound'] } },
       });
       if (response.status === 404) return undefined;
       if (error !== undefined || !data) throw new ProblemError(error, response.headers);
-      if (first && (data.events[0]?.seq !== log.lastSeq || data.events[0]?.id !== log.lastEventId)) {
-        log = new ThreadLog(sessionId);
-        afterSeq = 0;
-        continue;
-      }
       for (const event of data.events) {
-        // A read running at the same time for this thread may have indexed it already.
-        if (event.seq <= log.lastSeq) continue;
+        // A read or an append of this process may have indexed it already.
+        if (event.seq <= log.readThrough) continue;
         if (event.type === 'record.added') log.addRecord(event.seq, event.data.kind, event.data.value);
         else if (event.type === 'session.rewound') log.rewind(event.data.toSeq);
-        log.lastSeq = event.seq;
-        log.lastEventId = event.id;
+        log.readThrough = event.seq;
       }
-      if (data.nextAfterSeq === null) break;
-      afterSeq = data.nextAfterSeq;
+      // The last page has covered the log up to its head; a full one up to its last event.
+      if (data.nextAfterSeq === null) log.readThrough = Math.max(log.readThrough, data.headSeq);
+      afterSeq = data.nextAfterSeq ?? Number.MAX_SAFE_INTEGER;
     }
-    this.logs.set(sessionId, log);
-    const oldest = this.logs.keys().next();
-    if (this.logs.size > this.cachedThreads && !oldest.done) this.logs.delete(oldest.value);
+    this.cache(sessionId, log);
     return log;
+  }
+
+  /**
+   * The session's `createdAt` and `headSeq`. A session this saver made is
+   * found by its metadata in the tenant's sessions (an index look-up), since
+   * GET /v1/sessions/{id} composes the session's model view, whose cost grows
+   * with the log; any other (a prefix of '') is asked for by id.
+   */
+  private async head(sessionId: string, threadId: string): Promise<{ createdAt: string; headSeq: number } | undefined> {
+    const metadata = JSON.stringify({ langgraph: { saver: this.prefix, threadId } });
+    const listed = await this.client.api.GET('/v1/sessions', { params: { query: { metadata, limit: 10 } } });
+    if (listed.error !== undefined || !listed.data) throw new ProblemError(listed.error, listed.response.headers);
+    // A fork of the session keeps its metadata unless given another: the id tells them apart.
+    const found = listed.data.sessions.find((session) => session.id === sessionId);
+    if (found) return found;
+    const { data, error, response } = await this.client.api.GET('/v1/sessions/{sessionId}', { params: { path: { sessionId } } });
+    if (response.status === 404) return undefined;
+    if (error !== undefined || !data) throw new ProblemError(error, response.headers);
+    return data;
+  }
+
+  /** Keeps the log as the most recently read, and drops the least recently read ones over the cache's size. */
+  private cache(sessionId: string, log: ThreadLog): void {
+    this.logs.set(sessionId, log);
+    let size = 0;
+    for (const cached of this.logs.values()) size += cached.size;
+    // Map order is read order: the first are the least recently read.
+    for (const [id, cached] of this.logs) {
+      if (size <= this.cacheSize || id === sessionId) break;
+      this.logs.delete(id);
+      size -= cached.size;
+    }
   }
 }

@@ -76,25 +76,29 @@ interface LoggedRecord {
 
 /**
  * What this process has read of one thread's session log, indexed; the log
- * is append-only, so a later read only asks for the events after `lastSeq`.
+ * is append-only, so a later read only asks for the events after `readThrough`.
  */
 export class ThreadLog {
-  /** The last event read, and its id: the next read checks it is still there (the session was not deleted and made again). */
-  lastSeq = 0;
-  lastEventId: string | undefined;
+  /** Every event up to this seq has been read (those of the types the saver reads). */
+  readThrough = 0;
+  /** About what the records hold, in characters of JSON: the saver's cache is bounded by the sum. */
+  size = 0;
   private records: LoggedRecord[] = [];
   private namespaces = new Map<string, NamespaceIndex>();
 
-  constructor(readonly sessionId: string) {}
+  /** `createdAt` of the session read: a session deleted and made again under its id is another log. */
+  constructor(readonly createdAt: string) {}
 
   addRecord(seq: number, kind: string, value: unknown): void {
     this.records.push({ seq, kind, value });
+    this.size += JSON.stringify(value).length;
     this.index({ seq, kind, value });
   }
 
   /** POST …/rewind: what clients appended after `toSeq` leaves the session's state, and so the thread's. */
   rewind(toSeq: number): void {
     this.records = this.records.filter((record) => record.seq <= toSeq);
+    this.size = this.records.reduce((sum, record) => sum + JSON.stringify(record.value).length, 0);
     this.namespaces = new Map();
     for (const record of this.records) this.index(record);
   }
