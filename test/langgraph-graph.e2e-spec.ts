@@ -152,17 +152,22 @@ describe('LangGraph graph with SessionStoreSaver', () => {
     expect({ code, output }).toEqual({ code: 0, output: 'Hi | Heard 1 message(s) | Again | Heard 2 message(s)\n' });
   });
 
-  it('deleteThread deletes the thread with its session', async () => {
+  it('deleteThread deletes the thread with its session; a saver that had read it sees the thread made again', async () => {
     const saver = new SessionStoreSaver({ client: client() });
-    const graph = buildGraph(saver, ['Sunny.']);
     const config = { configurable: { thread_id: 'to delete' } };
-    await graph.invoke({ messages: [new HumanMessage('Weather?')] }, config);
+    await buildGraph(saver, ['Sunny.']).invoke({ messages: [new HumanMessage('Weather?')] }, config);
     const sessionId = saver.sessionIdOf('to delete');
     // A thread_id the service's ids cannot hold (a space) gets a hashed session id.
     expect(sessionId).toMatch(/^langgraph:h~[0-9a-f]{64}$/);
     expect((await client().getSession(sessionId)).id).toBe(sessionId);
+    const other = new SessionStoreSaver({ client: client() });
+    expect(texts((await buildGraph(other, []).getState(config)).values.messages)).toEqual(['human: Weather?', 'ai: ']);
+
     await saver.deleteThread('to delete');
     expect(await saver.getTuple(config)).toBeUndefined();
     await expect(client().getSession(sessionId)).rejects.toMatchObject({ code: 'session_not_found' });
+    // Made again under the same session id, its seqs starting again: the saver that read the first one reads it anew.
+    await buildGraph(saver, []).invoke({ messages: [new HumanMessage('Hello?')] }, config);
+    expect(texts((await buildGraph(other, []).getState(config)).values.messages)).toEqual(['human: Hello?', 'ai: ']);
   });
 });
