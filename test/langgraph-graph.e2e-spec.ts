@@ -16,8 +16,9 @@ import { startService, TestService } from './support/service';
  * @langchain/core's FakeListChatModel), an interrupt() asking a human before
  * the tool runs, resumed with Command by another saver (another process, as
  * it were); time travel from an earlier checkpoint; a session rewind that
- * takes the thread back; the thread's log holding its records and the model
- * view none of them; reads that ask only for what the saver has not seen.
+ * takes the thread back; an interrupt inside a subgraph (its own
+ * checkpoint_ns); the thread's log holding its records and the model view
+ * none of them; reads that ask only for what the saver has not seen.
  */
 
 const weather = tool(async ({ city }) => `21°C and sunny in ${city}`, {
@@ -138,6 +139,26 @@ describe('LangGraph graph with SessionStoreSaver', () => {
     expect(secondReads[0]).toBe('afterSeq=0');
     expect(secondReads.filter((read) => read === 'afterSeq=0')).toHaveLength(1);
     expect(secondReads).toContain(`afterSeq=${rewind.seq - 1}`);
+  });
+
+  it('resumes an interrupt inside a subgraph, whose checkpoints live in their own checkpoint_ns', async () => {
+    const subgraph = new StateGraph(MessagesAnnotation)
+      .addNode('ask', () => {
+        const city: unknown = interrupt({ question: 'Which city?' });
+        return { messages: [new AIMessage(`Looking up ${String(city)}`)] };
+      })
+      .addEdge(START, 'ask')
+      .compile();
+    const build = (saver: SessionStoreSaver) => new StateGraph(MessagesAnnotation).addNode('research', subgraph).addEdge(START, 'research').compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: 'subgraph-1' } };
+    await build(new SessionStoreSaver({ client: client() })).invoke({ messages: [new HumanMessage('Weather?')] }, config);
+
+    const saver = new SessionStoreSaver({ client: client() });
+    const done = await build(saver).invoke(new Command({ resume: 'Lyon' }), config);
+    expect(texts(done.messages)).toEqual(['human: Weather?', 'ai: Looking up Lyon']);
+    const namespaces = new Set<string>();
+    for await (const tuple of saver.list({ configurable: { thread_id: 'subgraph-1' } })) namespaces.add(String(tuple.config.configurable?.checkpoint_ns));
+    expect([...namespaces].sort()).toEqual(['', expect.stringMatching(/^research:/)]);
   });
 
   it("runs the README's example (examples/langgraph.ts, built)", async () => {
