@@ -161,6 +161,19 @@ describe('LangGraph graph with SessionStoreSaver', () => {
     expect([...namespaces].sort()).toEqual(['', expect.stringMatching(/^research:/)]);
   });
 
+  it("lists a saver's threads once each, a fork of a thread's session (same metadata) aside", async () => {
+    const saver = new SessionStoreSaver({ client: client(), sessionIdPrefix: 'listing:' });
+    await buildGraph(saver, []).invoke({ messages: [new HumanMessage('Weather?')] }, { configurable: { thread_id: 't1' } });
+    const fork = await client().api.POST('/v1/sessions/{sessionId}/forks', { params: { path: { sessionId: saver.sessionIdOf('t1') } }, body: {} });
+    expect(fork.response.status).toBe(201);
+    const listed: string[] = [];
+    for await (const tuple of saver.list({ configurable: {} })) listed.push(`${tuple.config.configurable?.thread_id} ${tuple.checkpoint.id}`);
+    const ownHistory: string[] = [];
+    for await (const tuple of saver.list({ configurable: { thread_id: 't1' } })) ownHistory.push(`t1 ${tuple.checkpoint.id}`);
+    expect(ownHistory.length).toBeGreaterThan(1);
+    expect(listed).toEqual(ownHistory);
+  });
+
   it("runs the README's example (examples/langgraph.ts, built)", async () => {
     const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'examples', 'langgraph.js')], {
       env: { ...process.env, SESSION_STORE_URL: service.baseUrl, SESSION_STORE_KEY: key },

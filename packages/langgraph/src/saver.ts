@@ -249,7 +249,9 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
       if (error !== undefined || !data) throw new ProblemError(error, response.headers);
       for (const session of data.sessions) {
         const { langgraph } = session.metadata;
-        if (typeof langgraph === 'object' && langgraph !== null && 'threadId' in langgraph && typeof langgraph.threadId === 'string') yield langgraph.threadId;
+        const threadId = typeof langgraph === 'object' && langgraph !== null && 'threadId' in langgraph ? langgraph.threadId : undefined;
+        // A fork of a thread's session keeps its metadata unless given another: only the thread's own session counts.
+        if (typeof threadId === 'string' && session.id === this.sessionIdOf(threadId)) yield threadId;
       }
       if (data.nextCursor === null) return;
       cursor = data.nextCursor;
