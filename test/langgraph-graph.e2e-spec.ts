@@ -2,8 +2,10 @@ import { AIMessage, BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { emptyCheckpoint } from '@langchain/langgraph-checkpoint';
 import { z } from 'zod';
 import { SessionStoreClient } from '@session-store/client';
 import { SessionStoreSaver } from '@session-store/langgraph';
@@ -172,6 +174,22 @@ describe('LangGraph graph with SessionStoreSaver', () => {
     for await (const tuple of saver.list({ configurable: { thread_id: 't1' } })) ownHistory.push(`t1 ${tuple.checkpoint.id}`);
     expect(ownHistory.length).toBeGreaterThan(1);
     expect(listed).toEqual(ownHistory);
+  });
+
+  it('keeps a value larger than one append (MAX_BODY_BYTES) in parts, read back whole by another saver', async () => {
+    const saver = new SessionStoreSaver({ client: client() });
+    const document = randomBytes(7 * 1024 * 1024).toString('base64');
+    const checkpoint = { ...emptyCheckpoint(), channel_values: { document }, channel_versions: { document: 1 } };
+    const config = await saver.put({ configurable: { thread_id: 'large' } }, checkpoint, { source: 'input', step: -1, parents: {} }, { document: 1 });
+    await saver.putWrites(config, [['document', `${document}!`]], 'edit');
+
+    const tuple = await new SessionStoreSaver({ client: client() }).getTuple({ configurable: { thread_id: 'large' } });
+    expect(tuple?.checkpoint.channel_values.document).toBe(document);
+    expect(tuple?.pendingWrites).toEqual([['edit', 'document', `${document}!`]]);
+    const { data } = await client().api.GET('/v1/sessions/{sessionId}/events', { params: { path: { sessionId: saver.sessionIdOf('large') }, query: { limit: 1000 } } });
+    const parts = data?.events.filter((event) => event.type === 'record.added' && event.data.kind === 'langgraph.part') ?? [];
+    // Each value is 9.8 M characters of JSON text, 13 M in base64: four parts of under 4 MiB.
+    expect(parts).toHaveLength(8);
   });
 
   it("runs the README's example (examples/langgraph.ts, built)", async () => {

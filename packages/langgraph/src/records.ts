@@ -7,9 +7,21 @@
 
 export const CHECKPOINT_KIND = 'langgraph.checkpoint';
 export const WRITES_KIND = 'langgraph.writes';
+export const PART_KIND = 'langgraph.part';
 
-/** A serializer's output (`dumpsTyped`): its type tag and its bytes. */
-export type Blob = { type: string; text: string } | { type: string; base64: string };
+/**
+ * A serializer's output (`dumpsTyped`): its type tag and its bytes, inline or,
+ * when too large for one append, in `count` part records of id `parts`.
+ */
+export type Blob = { type: string; text: string } | { type: string; base64: string } | { type: string; parts: string; count: number };
+export type InlineBlob = Exclude<Blob, { parts: string }>;
+
+/** One part of a large value's base64, appended before the record that cites it. */
+export interface PartRecord {
+  blobId: string;
+  index: number;
+  base64: string;
+}
 
 /** A channel's value at the version a checkpoint introduced. */
 export interface ChannelValueRecord {
@@ -51,7 +63,7 @@ export interface WritesRecord {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function toBlob([type, bytes]: [string, Uint8Array]): Blob {
+export function toBlob([type, bytes]: [string, Uint8Array]): InlineBlob {
   if (type === 'json') {
     try {
       return { type, text: utf8.decode(bytes) };
@@ -62,7 +74,7 @@ export function toBlob([type, bytes]: [string, Uint8Array]): Blob {
   return { type, base64: Buffer.from(bytes).toString('base64') };
 }
 
-export function blobBytes(blob: Blob): Uint8Array {
+export function blobBytes(blob: InlineBlob): Uint8Array {
   return 'text' in blob ? new TextEncoder().encode(blob.text) : new Uint8Array(Buffer.from(blob.base64, 'base64'));
 }
 
@@ -71,7 +83,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function isBlob(value: unknown): value is Blob {
-  return isObject(value) && typeof value.type === 'string' && (typeof value.text === 'string' || typeof value.base64 === 'string');
+  return (
+    isObject(value) &&
+    typeof value.type === 'string' &&
+    (typeof value.text === 'string' || typeof value.base64 === 'string' || (typeof value.parts === 'string' && typeof value.count === 'number'))
+  );
 }
 
 function isChannelValueRecord(value: unknown): value is ChannelValueRecord {
@@ -106,4 +122,8 @@ export function isWritesRecord(value: unknown): value is WritesRecord {
     Array.isArray(value.writes) &&
     value.writes.every(isWriteRecord)
   );
+}
+
+export function isPartRecord(value: unknown): value is PartRecord {
+  return isObject(value) && typeof value.blobId === 'string' && typeof value.index === 'number' && typeof value.base64 === 'string';
 }

@@ -17,7 +17,7 @@ import {
   WRITES_IDX_MAP,
 } from '@langchain/langgraph-checkpoint';
 import { AppendResult, isProblem, ProblemError, SessionStoreClient } from '@session-store/client';
-import { Blob, blobBytes, CHECKPOINT_KIND, CheckpointRecord, toBlob, WRITES_KIND, WritesRecord } from './records';
+import { Blob, blobBytes, CHECKPOINT_KIND, CheckpointRecord, InlineBlob, PART_KIND, PartRecord, toBlob, WRITES_KIND, WritesRecord } from './records';
 import { NamespaceIndex, ThreadLog } from './thread-log';
 
 export interface SessionStoreSaverOptions {
@@ -33,6 +33,12 @@ export interface SessionStoreSaverOptions {
   /** The `model` of the sessions this saver creates (the service requires one). Default `gpt-4.1`. */
   model?: string;
   /**
+   * The largest record appended, in bytes of JSON: the values of a record
+   * over it, largest first, go in parts of about this size appended before
+   * it. Keep it under the service's MAX_BODY_BYTES. Default 4 MiB.
+   */
+  maxRecordBytes?: number;
+  /**
    * How much of the threads' logs this process keeps indexed, in characters
    * of their records' JSON; the least recently read threads go first (the
    * thread being read stays, whatever its size). Default 64 MiB.
@@ -45,6 +51,8 @@ export interface SessionStoreSaverOptions {
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:~-]{0,127}$/;
 const PREFIX_PATTERN = /^([A-Za-z0-9][A-Za-z0-9._:~-]{0,61})?$/;
 const PAGE = 1000;
+/** Room in a record for what is not a value: ids, namespace, task path. */
+const RECORD_HEADROOM = 16 * 1024;
 const MISSING_THREAD_ID =
   'The config has no configurable.thread_id: a checkpointer saves a thread, e.g. graph.invoke(input, { configurable: { thread_id: "my-thread" } })';
 
@@ -79,6 +87,7 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
   private readonly prefix: string;
   private readonly model: string;
   private readonly cacheSize: number;
+  private readonly maxRecordBytes: number;
   private readonly logs = new Map<string, ThreadLog>();
 
   constructor(options: SessionStoreSaverOptions) {
@@ -88,6 +97,8 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
     if (!PREFIX_PATTERN.test(this.prefix)) throw new Error(`sessionIdPrefix ${JSON.stringify(this.prefix)}: up to 62 of A-Z a-z 0-9 . _ : ~ -, starting with a letter or digit`);
     this.model = options.model ?? 'gpt-4.1';
     this.cacheSize = options.cacheSize ?? 64 * 1024 * 1024;
+    this.maxRecordBytes = options.maxRecordBytes ?? 4 * 1024 * 1024;
+    if (this.maxRecordBytes < 2 * RECORD_HEADROOM) throw new Error(`maxRecordBytes ${this.maxRecordBytes}: at least ${2 * RECORD_HEADROOM}`);
   }
 
   /** The session that holds a thread. */
@@ -101,11 +112,12 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
     const threadId = stringField(config, 'thread_id');
     if (threadId === undefined) return undefined;
     const ns = stringField(config, 'checkpoint_ns') ?? '';
-    const namespace = (await this.read(threadId))?.namespace(ns);
-    if (!namespace) return undefined;
+    const log = await this.read(threadId);
+    const namespace = log?.namespace(ns);
+    if (!log || !namespace) return undefined;
     const checkpointId = getCheckpointId(config) || namespace.idsNewestFirst()[0];
     const record = checkpointId === undefined ? undefined : namespace.checkpoints.get(checkpointId);
-    return record && this.tuple(threadId, namespace, record);
+    return record && this.tuple(threadId, log, namespace, record);
   }
 
   async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
@@ -119,13 +131,13 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
       const log = await this.read(thread);
       for (const name of log?.namespaceNames() ?? []) {
         const namespace = log?.namespace(name);
-        if (!namespace || (ns !== undefined && name !== ns)) continue;
+        if (!log || !namespace || (ns !== undefined && name !== ns)) continue;
         for (const id of namespace.idsNewestFirst()) {
           const record = namespace.checkpoints.get(id);
           if (!record || (checkpointId !== undefined && id !== checkpointId) || (beforeId !== undefined && id >= beforeId)) continue;
-          if (filter && !contains(await this.load(record.metadata), filter)) continue;
+          if (filter && !contains(await this.load(log, record.metadata), filter)) continue;
           if (remaining !== undefined && remaining-- <= 0) return;
-          yield await this.tuple(thread, namespace, record);
+          yield await this.tuple(thread, log, namespace, record);
         }
       }
     }
@@ -142,13 +154,18 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
         .map(async ([channel, version]) => ({ channel, version, value: await this.dump(channel_values[channel]) })),
     );
     const parentId = stringField(config, 'checkpoint_id');
+    const [stored, storedMetadata, ...storedValues] = await this.fit(threadId, [
+      await this.dump({ ...rest, channel_values: {} }),
+      await this.dump(metadata),
+      ...values.map(({ value }) => value),
+    ]);
     const record: CheckpointRecord = {
       ns,
       id: checkpoint.id,
       ...(parentId === undefined ? {} : { parentId }),
-      checkpoint: await this.dump({ ...rest, channel_values: {} }),
-      metadata: await this.dump(metadata),
-      values,
+      checkpoint: stored,
+      metadata: storedMetadata,
+      values: values.map((value, i) => ({ ...value, value: storedValues[i] })),
     };
     await this.append(threadId, CHECKPOINT_KIND, record);
     return threadConfig(threadId, ns, checkpoint.id);
@@ -159,12 +176,13 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
     if (threadId === undefined) throw new Error(`Cannot put writes. ${MISSING_THREAD_ID}`);
     const checkpointId = stringField(config, 'checkpoint_id');
     if (checkpointId === undefined) throw new Error('Cannot put writes: the config has no configurable.checkpoint_id (the checkpoint they were made against)');
+    const values = await this.fit(threadId, await Promise.all(writes.map(([, value]) => this.dump(value))));
     const record: WritesRecord = {
       ns: stringField(config, 'checkpoint_ns') ?? '',
       checkpointId,
       taskId,
       taskPath,
-      writes: await Promise.all(writes.map(async ([channel, value], idx) => ({ idx: WRITES_IDX_MAP[channel] ?? idx, channel, value: await this.dump(value) }))),
+      writes: writes.map(([channel], idx) => ({ idx: WRITES_IDX_MAP[channel] ?? idx, channel, value: values[idx] })),
     };
     await this.append(threadId, WRITES_KIND, record);
   }
@@ -177,21 +195,21 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
     if (error !== undefined && response.status !== 404) throw new ProblemError(error, response.headers);
   }
 
-  private async tuple(threadId: string, namespace: NamespaceIndex, record: CheckpointRecord): Promise<CheckpointTuple> {
-    const checkpoint: Checkpoint = await this.load(record.checkpoint);
+  private async tuple(threadId: string, log: ThreadLog, namespace: NamespaceIndex, record: CheckpointRecord): Promise<CheckpointTuple> {
+    const checkpoint: Checkpoint = await this.load(log, record.checkpoint);
     for (const [channel, value] of namespace.channelValues(record.id, checkpoint.channel_versions)) {
-      checkpoint.channel_values[channel] = await this.load(value);
+      checkpoint.channel_values[channel] = await this.load(log, value);
     }
     // Checkpoints before v4 kept the parent's pending sends in its writes; LangGraph reads them as the TASKS channel.
     if (checkpoint.v < 4 && record.parentId !== undefined) {
       const sends = namespace.orderedWrites(record.parentId).filter((write) => write.channel === TASKS);
-      checkpoint.channel_values[TASKS] = await Promise.all(sends.map((write) => this.load(write.value)));
+      checkpoint.channel_values[TASKS] = await Promise.all(sends.map((write) => this.load(log, write.value)));
       const versions = Object.values(checkpoint.channel_versions);
       checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
     }
-    const metadata: CheckpointMetadata = await this.load(record.metadata);
+    const metadata: CheckpointMetadata = await this.load(log, record.metadata);
     const pendingWrites = await Promise.all(
-      namespace.orderedWrites(record.id).map(async (write): Promise<CheckpointPendingWrite> => [write.taskId, write.channel, await this.load(write.value)]),
+      namespace.orderedWrites(record.id).map(async (write): Promise<CheckpointPendingWrite> => [write.taskId, write.channel, await this.load(log, write.value)]),
     );
     return {
       config: threadConfig(threadId, record.ns, record.id),
@@ -202,16 +220,41 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
     };
   }
 
-  private async dump(value: unknown): Promise<Blob> {
+  private async dump(value: unknown): Promise<InlineBlob> {
     return toBlob(await this.serde.dumpsTyped(value));
   }
 
-  private load(blob: Blob): Promise<any> {
-    return this.serde.loadsTyped(blob.type, blobBytes(blob));
+  private load(log: ThreadLog, blob: Blob): Promise<any> {
+    return this.serde.loadsTyped(blob.type, log.bytes(blob));
+  }
+
+  /** The values of a record, the largest moved to parts until the record fits in maxRecordBytes. */
+  private async fit(threadId: string, blobs: InlineBlob[]): Promise<Blob[]> {
+    const sizes = blobs.map((blob) => Buffer.byteLength(JSON.stringify(blob)));
+    let total = sizes.reduce((sum, size) => sum + size, 0);
+    const fitted: Blob[] = [...blobs];
+    for (const i of sizes.map((_, i) => i).sort((a, b) => sizes[b] - sizes[a])) {
+      if (total <= this.maxRecordBytes - RECORD_HEADROOM) break;
+      fitted[i] = await this.appendParts(threadId, blobs[i]);
+      total -= sizes[i];
+    }
+    return fitted;
+  }
+
+  /** A value's base64 in part records, one append each: a crash midway leaves parts no record cites, never a record without its parts. */
+  private async appendParts(threadId: string, blob: InlineBlob): Promise<Blob> {
+    const base64 = 'base64' in blob ? blob.base64 : Buffer.from(blobBytes(blob)).toString('base64');
+    const blobId = randomUUID();
+    const size = this.maxRecordBytes - RECORD_HEADROOM;
+    const count = Math.ceil(base64.length / size);
+    for (let index = 0; index < count; index++) {
+      await this.append(threadId, PART_KIND, { blobId, index, base64: base64.slice(index * size, (index + 1) * size) });
+    }
+    return { type: blob.type, parts: blobId, count };
   }
 
   /** Appends a record to the thread's session, creating the session the first time. */
-  private async append(threadId: string, kind: string, value: CheckpointRecord | WritesRecord): Promise<void> {
+  private async append(threadId: string, kind: string, value: CheckpointRecord | WritesRecord | PartRecord): Promise<void> {
     const sessionId = this.sessionIdOf(threadId);
     // The event's own id makes a retry after a lost answer return the first append, whichever request carries it.
     const events = [{ id: randomUUID(), type: 'record.added' as const, data: { kind, value } }];

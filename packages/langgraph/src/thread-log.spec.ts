@@ -20,7 +20,7 @@ function writes(checkpointId: string, taskId: string, channels: Array<[string, n
   return { ns: '', checkpointId, taskId, taskPath: '', writes: channels.map(([channel, idx, value]) => ({ idx, channel, value: text(value) })) };
 }
 
-const valuesOf = (found: Map<string, Blob>) => Object.fromEntries([...found].map(([channel, blob]) => [channel, 'text' in blob ? JSON.parse(blob.text) : blob.base64]));
+const valuesOf = (found: Map<string, Blob>) => Object.fromEntries([...found].map(([channel, blob]) => [channel, 'text' in blob ? JSON.parse(blob.text) : undefined]));
 
 describe('ThreadLog', () => {
   it('reads a channel from the nearest ancestor that introduced its version, not from another branch with the same version', () => {

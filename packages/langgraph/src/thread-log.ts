@@ -1,5 +1,5 @@
 import { compareWritesSortKeys, writesSortKey } from '@langchain/langgraph-checkpoint';
-import { Blob, CHECKPOINT_KIND, CheckpointRecord, isCheckpointRecord, isWritesRecord, WRITES_KIND } from './records';
+import { Blob, blobBytes, CHECKPOINT_KIND, CheckpointRecord, isCheckpointRecord, isPartRecord, isWritesRecord, PART_KIND, WRITES_KIND } from './records';
 
 export interface IndexedWrite {
   taskId: string;
@@ -85,6 +85,7 @@ export class ThreadLog {
   size = 0;
   private records: LoggedRecord[] = [];
   private namespaces = new Map<string, NamespaceIndex>();
+  private parts = new Map<string, string[]>();
 
   /** `createdAt` of the session read: a session deleted and made again under its id is another log. */
   constructor(readonly createdAt: string) {}
@@ -100,7 +101,17 @@ export class ThreadLog {
     this.records = this.records.filter((record) => record.seq <= toSeq);
     this.size = this.records.reduce((sum, record) => sum + JSON.stringify(record.value).length, 0);
     this.namespaces = new Map();
+    this.parts = new Map();
     for (const record of this.records) this.index(record);
+  }
+
+  /** A value's bytes, joined from its parts when it has some. */
+  bytes(blob: Blob): Uint8Array {
+    if (!('parts' in blob)) return blobBytes(blob);
+    const parts = this.parts.get(blob.parts) ?? [];
+    const found = parts.filter((part) => part !== undefined).length;
+    if (found !== blob.count) throw new Error(`The log holds ${found} of the ${blob.count} parts of value ${blob.parts}`);
+    return new Uint8Array(Buffer.from(parts.join(''), 'base64'));
   }
 
   namespace(ns: string): NamespaceIndex | undefined {
@@ -112,7 +123,11 @@ export class ThreadLog {
   }
 
   private index({ kind, value }: LoggedRecord): void {
-    if (kind === CHECKPOINT_KIND && isCheckpointRecord(value)) this.namespaceFor(value.ns).addCheckpoint(value);
+    if (kind === PART_KIND && isPartRecord(value)) {
+      const parts = this.parts.get(value.blobId) ?? [];
+      parts[value.index] = value.base64;
+      this.parts.set(value.blobId, parts);
+    } else if (kind === CHECKPOINT_KIND && isCheckpointRecord(value)) this.namespaceFor(value.ns).addCheckpoint(value);
     else if (kind === WRITES_KIND && isWritesRecord(value)) {
       const namespace = this.namespaceFor(value.ns);
       for (const { idx, channel, value: written } of value.writes) {
