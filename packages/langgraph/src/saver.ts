@@ -315,7 +315,8 @@ export class SessionStoreSaver extends BaseCheckpointSaver {
     const log = cached?.createdAt === session.createdAt ? cached : new ThreadLog(session.createdAt);
     for (let afterSeq = log.readThrough; afterSeq < session.headSeq; ) {
       const { data, error, response } = await this.client.api.GET('/v1/sessions/{sessionId}/events', {
-        params: { path: { sessionId }, query: { afterSeq, limit: PAGE, types: ['record.added', 'session.rewound'] } },
+        // minSeq: a read replica behind the head just looked up on the primary is not read from.
+        params: { path: { sessionId }, query: { afterSeq, limit: PAGE, minSeq: session.headSeq, types: ['record.added', 'session.rewound'] } },
       });
       if (response.status === 404) return undefined;
       if (error !== undefined || !data) throw new ProblemError(error, response.headers);
