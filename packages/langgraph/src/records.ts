@@ -1,6 +1,7 @@
 /**
- * What the saver keeps in a thread's session: `record.added` events of two
- * kinds, their `value` plain JSON. Serialized values stay the serializer's
+ * What the saver keeps in a thread's session: `record.added` events of three
+ * kinds (checkpoints, pending writes, parts of large values), their `value`
+ * plain JSON. Serialized values stay the serializer's
  * bytes: JSON text as a string (readable in the inspector, and never nested
  * deeper than the service's JSON depth limit), anything else as base64.
  */

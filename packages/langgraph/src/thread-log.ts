@@ -9,7 +9,7 @@ export interface IndexedWrite {
   value: Blob;
 }
 
-/** One checkpoint namespace of a thread: its checkpoints, the channel values they introduced, the writes against each. */
+/** One checkpoint namespace of a thread: its checkpoints (with the channel values they introduced) and the writes against each. */
 export class NamespaceIndex {
   readonly checkpoints = new Map<string, CheckpointRecord>();
   /** Sorted when next asked for, not on each of a long log's records. */
