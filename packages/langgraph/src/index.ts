@@ -1,0 +1,2 @@
+export { SessionStoreSaver } from './saver';
+export type { SessionStoreSaverOptions } from './saver';
