@@ -4,7 +4,7 @@ import { Database } from '@app/database';
 import { settlePruneTriggers } from '@app/event-store';
 import { PruneSession } from '@app/maintenance';
 import { JobName, PruneJobData } from '@app/queue';
-import { SessionRetention } from './retention';
+import { SessionRetention } from './session-retention';
 import { SearchIndexing } from './search-indexing';
 import { ToolOutputGc } from './tool-output-gc';
 

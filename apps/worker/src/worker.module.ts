@@ -10,7 +10,7 @@ import { Reconciler } from './reconciler';
 import { PruneSession, RewriteMetrics } from '@app/maintenance';
 import { JobSchedules } from './job-schedules';
 import { SearchIndexing } from './search-indexing';
-import { CLOCK, SessionRetention } from './retention';
+import { CLOCK, SessionRetention } from './session-retention';
 import { GC_DB, ToolOutputGc } from './tool-output-gc';
 import { SWEEPER_DB } from './worker-db';
 import { WorkerHttp } from './worker-http';

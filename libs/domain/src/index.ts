@@ -16,7 +16,7 @@ export * from './prune';
 export * from './session-view';
 export * from './pins';
 export * from './fork';
-export * from './retention';
+export * from './session-retention';
 export * from './schema';
 export * from './search';
 export * from './native';

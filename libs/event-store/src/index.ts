@@ -8,7 +8,7 @@ export * from './idempotency.store';
 export * from './outbox.store';
 export * from './compaction.store';
 export * from './usage.store';
-export * from './retention.store';
+export * from './session-retention.store';
 export * from './forks.store';
 export * from './transfer.store';
 export * from './stored-outputs.store';

@@ -1,7 +1,7 @@
 import type { TenantLimits, TenantQuotas } from '@app/config';
 import { Tx } from '@app/database';
 import type { SessionRetentionPolicy } from '@app/domain';
-import { retentionOf } from './retention.store';
+import { retentionOf } from './session-retention.store';
 import { TenantUsage } from './usage.store';
 
 export interface ApiKeyRecord {

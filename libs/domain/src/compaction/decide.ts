@@ -18,7 +18,7 @@ import { usageTotal } from '../view/tokens';
 import { requestPointAfter, usageMeasuredSeq } from '../view/usage-measure';
 import { LoopGuardCompletion, shouldSuppressAutoCompaction } from './overflow-policy';
 import type { CompactionPlan, NothingToCompact, TailInfo } from './plan';
-import type { Retention } from './retention';
+import type { Retention } from './fact-retention';
 import type { SummaryRecord } from './heuristic/summary-record';
 import { EvictedItem, evictionReceipt } from './heuristic/summary-eviction';
 import { approxMessagesTokens } from '../tokens/message-tokens';

@@ -1,5 +1,5 @@
 export * from './prompts';
-export { readWindow, settledCutChecker } from './window';
+export { compactionWindow, settledCutChecker } from './window';
 export type { WindowMessage, WindowView } from './window';
 export {
   boundAfterGrowth,
@@ -60,8 +60,8 @@ export {
   messageText,
   prefixWithRetention,
   textsAfterPivot,
-} from './retention';
-export type { CriticalFact, PrefixWithRetentionInput, Retention, RetentionInput, RetentionResult } from './retention';
+} from './fact-retention';
+export type { CriticalFact, PrefixWithRetentionInput, Retention, RetentionInput, RetentionResult } from './fact-retention';
 export { isFiller, structuralOf, todoListOf, checklistOf } from './heuristic/extract';
 export type { Structural, TodoEntry, TodoStatus } from './heuristic/extract';
 export { isRealUserText } from './heuristic/user-text';

@@ -4,7 +4,7 @@ import type { CompactionCompletedData } from '../events';
 import { prunedPlaceholder } from '../placeholders';
 import { CompactionPlan, planCompaction, summaryBudgetTokens, tailBudgetTokens } from './plan';
 import { eventLog } from './testing/event-log';
-import { readWindow } from './window';
+import { compactionWindow } from './window';
 
 const config = (preset: PresetName, patch: Partial<CompactionConfig> = {}): CompactionConfig => ({
   ...PRESETS[preset].compaction,
@@ -320,7 +320,7 @@ describe('planCompaction properties', () => {
           expect(result.head.length).toBeGreaterThan(0);
           expect(result.head.every((item) => item.seq <= cut)).toBe(true);
 
-          const { messages, lastInterruptionSeq } = readWindow(log.events);
+          const { messages, lastInterruptionSeq } = compactionWindow(log.events);
           const resultSeq = new Map<string, number>();
           for (const { seq, message } of messages) {
             for (const part of message.parts) if (part.type === 'tool_result') resultSeq.set(part.callId, seq);

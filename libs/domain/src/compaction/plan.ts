@@ -8,7 +8,7 @@ import { withoutRewound } from '../view/rewind';
 import type { CompactionConfig } from '../config/types';
 import { parseSummaryRecord, SummaryRecord } from './heuristic/summary-record';
 import { approxMessagesTokens } from '../tokens/message-tokens';
-import { isTurnStart, readWindow, settledCutChecker, WindowMessage } from './window';
+import { compactionWindow, isTurnStart, settledCutChecker, WindowMessage } from './window';
 
 export interface PlanInput {
   /** Events after the current pivot in seq order, including any appended after the marker. */
@@ -153,7 +153,7 @@ export function planCompaction(input: PlanInput): CompactionPlan | NothingToComp
   const base = pivot?.coveredThroughSeq ?? 0;
   // What a rewind took out of the view is neither summarized nor kept.
   const events = withoutRewound(input.events.filter((event) => event.seq > base));
-  const { messages: items, lastInterruptionSeq } = readWindow(events);
+  const { messages: items, lastInterruptionSeq } = compactionWindow(events);
   const eligible = items.filter((item) => item.seq <= markerSeq);
   if (eligible.length === 0) return { kind: 'nothing', markerSeq, reason: 'empty_window' };
   const settled = settledCutChecker(items, lastInterruptionSeq);

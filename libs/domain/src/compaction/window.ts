@@ -25,7 +25,7 @@ export interface WindowView {
 export const isTurnStart = (item: WindowMessage) => isUserTurn(item.message);
 
 /** Window events (seq order) folded; entries the fold rewrote are estimated again. */
-export function readWindow(events: readonly StoredEvent[]): WindowView {
+export function compactionWindow(events: readonly StoredEvent[]): WindowView {
   const fold = foldWindow(events);
   const messages = fold.entries.map(({ seq, message, tokens }) => ({ seq, message, tokens: tokens ?? approxMessageTokens(message) }));
   const lastTurn = messages.filter(isTurnStart).pop()?.seq ?? 0;

@@ -8,7 +8,7 @@ import type { Pin, StoredEvent } from '../events';
 import { buildCompletedData } from '../compaction/decide';
 import { summarizeHeuristically } from '../compaction/heuristic/heuristic-summarizer';
 import { planCompaction } from '../compaction/plan';
-import { prefixWithRetention } from '../compaction/retention';
+import { prefixWithRetention } from '../compaction/fact-retention';
 import { eventLog } from '../compaction/testing/event-log';
 import { latestPivot, viewAt } from '../view/model-view';
 import { CONTEXT_FORMATS, renderAnthropic, renderContext, renderOpenAIChat } from '../view/render';

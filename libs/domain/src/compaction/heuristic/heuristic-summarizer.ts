@@ -18,7 +18,7 @@ import type { CompactionStrategy } from '../../config/types';
 import type { Message, ToolResultPart } from '../../events';
 import { estimateTokens } from '../../tokens/chars';
 import { readHead, ToolOutputs } from './head-record';
-import { CriticalFact, criticalFactsOf } from '../retention';
+import { CriticalFact, criticalFactsOf } from '../fact-retention';
 import { SummaryRecord } from './summary-record';
 import { recordFromSummaryText } from './record-from-text';
 import { EvictedItem, fitRecord } from './summary-eviction';

@@ -8,7 +8,7 @@ import { PRESETS } from '../config';
 import type { Message } from '../events';
 import { summarizeHeuristically } from './heuristic/heuristic-summarizer';
 import { planCompaction } from './plan';
-import { CARRIED_FORWARD_HEADING, checkRetention, hiddenOutputFacts, prefixWithRetention } from './retention';
+import { CARRIED_FORWARD_HEADING, checkRetention, hiddenOutputFacts, prefixWithRetention } from './fact-retention';
 import { parseSummaryRecord } from './heuristic/summary-record';
 import { eventLog } from './testing/event-log';
 

@@ -2,7 +2,7 @@
  * Session retention, given sessions' last activity / when the job runs at
  * `now` under a tenant's policy / then the sessions to archive or delete.
  */
-import { expiredSessions, idleCutoff, SessionActivity, SessionRetentionPolicy } from './retention';
+import { expiredSessions, idleCutoff, SessionActivity, SessionRetentionPolicy } from './session-retention';
 
 const NOW = new Date('2026-11-25T12:00:00.000Z');
 const HOUR = 3600;
