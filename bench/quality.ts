@@ -997,7 +997,7 @@ async function replay(spec: SessionSpec, preset: PresetName, turns: readonly Tur
     const compaction = before.config.compaction;
     const compactionFacts = compactionFactsOf(window);
     const current = deriveCompactionState(compactionFacts, {
-      running: false,
+      runningMarkerSeq: null,
       loopGuardRatio: compaction.loopGuardRatio,
       view: { tokens: before.view.tokens.estimated, usable: before.overflow.usable },
     });

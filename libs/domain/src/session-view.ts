@@ -1,4 +1,6 @@
+import { CompactionFacts, CompactionState, deriveCompactionState } from './compaction/decide';
 import { evaluateOverflow, OverflowEvaluation } from './compaction/overflow-policy';
+import { compactionFactsOf } from './compaction/trigger';
 import { resolveSessionConfig } from './config/resolve';
 import { SessionConfig } from './config/types';
 import { invalid } from './errors';
@@ -18,6 +20,31 @@ export interface SessionFacts {
   config: unknown;
   /** The tenant's defaults. */
   tenantConfig: unknown;
+}
+
+/**
+ * What every reader of a session gets from its window, computed once: the
+ * view with its figures, the effective settings, and the compaction state
+ * (from the log, the view's growth, and the worker's lease).
+ */
+export interface SessionReadModel extends SessionView {
+  compaction: CompactionState;
+}
+
+export interface SessionWindow {
+  session: SessionFacts & { runningMarkerSeq: number | null };
+  pivot: StoredEvent<'compaction.completed'> | null;
+  events: readonly StoredEvent[];
+}
+
+export function readModelOf(window: SessionWindow, pending: PendingMode = 'abort', facts: CompactionFacts = compactionFactsOf(window)): SessionReadModel {
+  const composed = composeSessionView(window.session, window, pending);
+  const compaction = deriveCompactionState(facts, {
+    runningMarkerSeq: window.session.runningMarkerSeq,
+    loopGuardRatio: composed.config.compaction.loopGuardRatio,
+    view: { tokens: composed.view.tokens.estimated, usable: composed.overflow.usable },
+  });
+  return { ...composed, compaction };
 }
 
 export interface SessionView {

@@ -85,7 +85,7 @@ function rewriteVerdict(read: WindowRead, config: SessionConfig, view: SessionVi
   const plan = planRewrite(read.events, view.view.sources, planned);
   if (!plan) return null;
   const { overflow } = view;
-  const { pendingMarkerSeq } = deriveCompactionState(compactionFactsOf(read), { running: false, loopGuardRatio: config.compaction.loopGuardRatio });
+  const { pendingMarkerSeq } = deriveCompactionState(compactionFactsOf(read), { runningMarkerSeq: null, loopGuardRatio: config.compaction.loopGuardRatio });
   // Only an automatic compaction to come bounds the steps a clearing saves over.
   const automatic = overflow.usable !== null && (overflow.reason === 'threshold' || overflow.reason === 'below_threshold');
   return judgeRewrite(

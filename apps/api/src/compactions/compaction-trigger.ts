@@ -1,9 +1,8 @@
 import { Tx } from '@app/database';
-import { boundAfterGrowth, coldCacheMargin, COMPACTION_TRIGGER_TYPES, compactionFactsOf, CompactionReason, CompactionState, composeSessionView, decideTrigger, evaluateOverflow, growsViewOnly, growthThreshold, growthThresholdAfterCheck, maintenanceWanted, markerEvent, mayOverflow, NewEvent, OverflowEvaluation, payloadHash, sessionSettings, SessionView, StoredEvent, viewTokenBound } from '@app/domain';
+import { boundAfterGrowth, coldCacheMargin, COMPACTION_TRIGGER_TYPES, compactionFactsOf, CompactionReason, CompactionState, decideTrigger, evaluateOverflow, growsViewOnly, growthThreshold, growthThresholdAfterCheck, maintenanceWanted, markerEvent, mayOverflow, NewEvent, OverflowEvaluation, payloadHash, readModelOf, sessionSettings, SessionView, StoredEvent, viewTokenBound } from '@app/domain';
 import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, readGrowthSince, readWindow } from '@app/event-store';
 import { CompactJobData, JobName, sessionJobId } from '@app/queue';
 import { scheduledPruneMessage } from '../prune/prune-scheduler';
-import { compactionState } from './compaction-state';
 import { boundWentCold, ViewBound, ViewBounds } from './view-bounds';
 
 /** The outbox message of a marker's job: ids only, a job id derived from the marker, folded per session. */
@@ -71,9 +70,9 @@ export async function triggerAfterAppend(
   if (!events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type))) return null;
   if (growsViewOnly(events) && (await staysBelow(tx, tenantId, sessionId, appended, bounds))) return null;
   const read = (await readWindow(tx, sessionId))!;
-  const composed = composeSessionView(read.session, read);
   const facts = compactionFactsOf(read);
-  const state = compactionState(read, composed, facts);
+  const composed = readModelOf(read, 'abort', facts);
+  const state = composed.compaction;
   const result = await compactionTrigger(tx, tenantId, sessionId, firstSeq, events, timedOverflow(composed, read.events, firstSeq), state, read.session.headSeq);
   const { compaction, cache } = composed.config;
   bounds.set(tenantId, sessionId, {

@@ -8,6 +8,7 @@ import {
   CompactionState,
   cacheReport,
   composeSessionView,
+  readModelOf,
   RewriteCacheCost,
   renderNeutral,
   StoredEvent,
@@ -27,7 +28,6 @@ import { WindowSummarizer } from '@app/summarizer';
 import { tokenFigures } from '../context/context.service';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { sessionArchived, sessionNotFound } from '../sessions/session-state';
-import { compactionState } from './compaction-state';
 import { appendMarker, compactMessage } from './compaction-trigger';
 import { CompactionWaiter } from './compaction-waiter';
 import { RequestCompactionDto } from './compactions.dto';
@@ -142,7 +142,7 @@ export class CompactionsService {
         if (!locked) throw sessionNotFound(sessionId);
         if (locked.archived) throw sessionArchived(sessionId);
         const read = (await readWindow(tx, sessionId))!;
-        const state = compactionState(read, composeSessionView(read.session, read));
+        const state = readModelOf(read).compaction;
         // Joining keeps one marker (OpenCode); instructions are the marker's own, so they open a new one.
         if (state.pendingMarkerSeq !== null && !dto.instructions) {
           // Enqueued again too: a job lost with Redis's data comes back, an existing one is not duplicated.
@@ -170,7 +170,7 @@ export class CompactionsService {
     return this.db.tenantTx(tenantId, async (tx) => {
       const read = await readWindow(tx, sessionId);
       if (!read) throw sessionNotFound(sessionId);
-      const state = compactionState(read, composeSessionView(read.session, read));
+      const state = readModelOf(read).compaction;
       const [marker] = await readCompactionMarkers(tx, sessionId, markerSeq - 1, 1);
       const entry = historyEntry(marker, await readCompactionOutcomes(tx, sessionId, [markerSeq]), state, { record: false });
       return { ...entry, state };
@@ -186,7 +186,7 @@ export class CompactionsService {
     return this.db.tenantTx(tenantId, async (tx) => {
       const read = await readWindow(tx, sessionId);
       if (!read) throw sessionNotFound(sessionId);
-      const state = compactionState(read, composeSessionView(read.session, read));
+      const state = readModelOf(read).compaction;
       const markers = await readCompactionMarkers(tx, sessionId, afterSeq, limit + 1);
       const page = markers.slice(0, limit);
       const outcomes = await readCompactionOutcomes(

@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Database, ReadDatabase, Tx } from '@app/database';
-import { composeSessionView, PendingMode, readableView, readBudget, renderContext, SessionView, withToolsBreakpoint } from '@app/domain';
+import { PendingMode, readableView, readBudget, readModelOf, renderContext, SessionReadModel, withToolsBreakpoint } from '@app/domain';
 import { renderToolOutputTools } from '@app/domain/tool-output';
 import { pivotMarkerSeq, readWindow, WindowRead } from '@app/event-store';
-import { compactionState } from '../compactions/compaction-state';
 import { Draining } from '../http/draining';
 import type { ContextQuery } from './context.dto';
 import { sessionNotFound } from '../sessions/session-state';
 
 /** The token figures the context and the session state both report. */
-export function tokenFigures({ view, limits, overflow }: SessionView) {
+export function tokenFigures({ view, limits, overflow }: Pick<SessionReadModel, 'view' | 'limits' | 'overflow'>) {
   return {
     estimated: view.tokens.estimated,
     basis: view.tokens.basis,
@@ -46,14 +45,14 @@ export class ContextService {
     atSeq?: number,
     pending?: PendingMode,
     replica?: { minSeq?: number },
-  ): Promise<{ read: WindowRead; composed: SessionView }> {
+  ): Promise<{ read: WindowRead; composed: SessionReadModel }> {
     const work = (tx: Tx) => readWindow(tx, sessionId, atSeq);
     const needed = Math.max(replica?.minSeq ?? 0, atSeq ?? 0);
     const read = replica
       ? await this.reads.tenantRead(tenantId, work, (r) => r !== undefined && r.session.headSeq >= needed)
       : await this.db.tenantRead(tenantId, work);
     if (!read) throw sessionNotFound(sessionId);
-    return { read, composed: composeSessionView(read.session, read, pending) };
+    return { read, composed: readModelOf(read, pending) };
   }
 
   /**
@@ -69,7 +68,7 @@ export class ContextService {
     const deadline = Date.now() + (query.atSeq === undefined ? (query.wait ?? 0) * 1000 : 0);
     for (;;) {
       const { read, composed } = await this.view(tenantId, sessionId, query.atSeq, query.pending, { minSeq: query.minSeq });
-      const state = compactionState(read, composed);
+      const state = composed.compaction;
       const usable = composed.overflow.usable;
       const over = usable !== null && composed.view.tokens.estimated > readBudget(composed.limits, usable);
       const marker = state.pendingMarkerSeq;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState, Tx } from '@app/database';
-import { applyConfigPatch, checkForkSeq, composeSessionView, DomainError, estimateMessageTokens, invalid, NewEvent, payloadHash, sessionSettings, windowCacheRatios } from '@app/domain';
+import { applyConfigPatch, checkForkSeq, DomainError, estimateMessageTokens, invalid, NewEvent, payloadHash, readModelOf, sessionSettings, windowCacheRatios } from '@app/domain';
 import { findSession, insertEvents, insertOutbox, insertFork, insertSession, listSessions, lockForkSource, lockSessionForAppend, OutboxRow, SessionCursor, readTenantConfig, readWindow, setSessionArchived, updateSessionConfig } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
 import { deleteSessionWithOutputs } from '@app/maintenance';
@@ -10,7 +10,6 @@ import { CacheInvalidation } from '../auth/cache-invalidation';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { CreateSessionDto, ForkSessionDto, ListSessionsQuery, UpdateSessionDto } from './sessions.dto';
 import { ContextService, tokenFigures } from '../context/context.service';
-import { compactionState } from '../compactions/compaction-state';
 import { compactMessage } from '../compactions/compaction-trigger';
 import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
 import { sessionArchived, sessionNotFound, sessionState } from './session-state';
@@ -76,7 +75,7 @@ export class SessionsService {
         const row = await insertFork(tx, source, { forkId, sourceId, atSeq, metadata: dto.metadata ?? source.metadata });
         if (!row) throw new DomainError('conflict', 'session_exists', `Session ${forkId} already exists`);
         const read = (await readWindow(tx, forkId))!;
-        const { pendingMarkerSeq } = compactionState(read, composeSessionView(read.session, read));
+        const { pendingMarkerSeq } = readModelOf(read).compaction;
         if (pendingMarkerSeq !== null) outbox.push(...(await insertOutbox(tx, [compactMessage(tenantId, forkId, pendingMarkerSeq)])));
         return { status: 201, body: sessionState(row) };
       }),
@@ -132,7 +131,7 @@ export class SessionsService {
       coveredThroughSeq: read.session.coveredThroughSeq,
       preset: composed.config.preset,
       tokens: tokenFigures(composed),
-      compaction: compactionState(read, composed),
+      compaction: composed.compaction,
       cache: windowCacheRatios(composed.view.pivotSeq, read.events),
     };
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
-import { compactionFactsOf, composeSessionView, costsOfCommitted, decideCompletion, deriveCompactionState, eventTokens, NewEvent, nothingToCompactEvent, payloadHash } from '@app/domain';
+import { compactionFactsOf, costsOfCommitted, decideCompletion, eventTokens, NewEvent, nothingToCompactEvent, payloadHash, readModelOf } from '@app/domain';
 import { clearCompactionRunning, insertEvents, lockSessionForAppend, markCompactionRunning, pivotMarkerSeq, readWindow, rewindsAfter } from '@app/event-store';
 import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
 import { RewriteMetrics } from '@app/maintenance';
@@ -60,10 +60,10 @@ export class CompactSession {
     const claimed = await this.db.tenantTx(tenantId, async (tx) => {
       const read = await readWindow(tx, sessionId);
       if (!read) return null;
-      const composed = composeSessionView(read.session, read);
       const facts = compactionFactsOf(read);
+      const composed = readModelOf(read, 'abort', facts);
       const { compaction } = composed.config;
-      const state = deriveCompactionState(facts, { running: false, loopGuardRatio: compaction.loopGuardRatio });
+      const state = composed.compaction;
       if (state.pendingMarkerSeq === null) return null;
       const callMs = Math.min(compaction.timeoutMs, this.config.summarizer.timeoutMs);
       // The lease only drives the state shown to clients; it outlasts the worst case of the chain.
@@ -153,8 +153,7 @@ export class CompactSession {
     const pending = await this.db.tenantTx(tenantId, async (tx) => {
       const read = await readWindow(tx, sessionId);
       if (!read) return null;
-      const loopGuardRatio = composeSessionView(read.session, read).config.compaction.loopGuardRatio;
-      return deriveCompactionState(compactionFactsOf(read), { running: false, loopGuardRatio }).pendingMarkerSeq;
+      return readModelOf(read).compaction.pendingMarkerSeq;
     });
     if (pending === null) return;
     const message = error instanceof Error ? error.message : String(error);

@@ -210,8 +210,8 @@ describe('fallback chain', () => {
 
 describe('deriveCompactionState', () => {
   const fold = (events: readonly StoredEvent[]) => events.reduce(evolveCompactionFacts, INITIAL_COMPACTION_FACTS);
-  const state = (events: readonly StoredEvent[], running = false) =>
-    deriveCompactionState(fold(events), { running, loopGuardRatio: 0.95 });
+  const state = (events: readonly StoredEvent[], runningMarkerSeq: number | null = null) =>
+    deriveCompactionState(fold(events), { runningMarkerSeq, loopGuardRatio: 0.95 });
 
   it('is idle with no marker, pending with one, running while the worker holds it', () => {
     const log = eventLog();
@@ -219,7 +219,9 @@ describe('deriveCompactionState', () => {
     expect(state(log.events)).toEqual({ state: 'idle', lastError: null, pendingMarkerSeq: null, suppressedReason: null });
     const marker = log.marker();
     expect(state(log.events)).toMatchObject({ state: 'pending', pendingMarkerSeq: marker });
-    expect(state(log.events, true)).toMatchObject({ state: 'running', pendingMarkerSeq: marker });
+    expect(state(log.events, marker)).toMatchObject({ state: 'running', pendingMarkerSeq: marker });
+    // A lease on an older marker (a run that lost its marker to a newer one) is not this one running.
+    expect(state(log.events, marker - 1)).toMatchObject({ state: 'pending', pendingMarkerSeq: marker });
   });
 
   it('stays pending through fallbacks, fails when given up, and a new marker starts clean', () => {
@@ -228,7 +230,7 @@ describe('deriveCompactionState', () => {
     log.append('compaction.failed', { markerSeq: marker, attempt: 1, error: 'timeout: slow', fallback: 'heuristic' });
     expect(state(log.events)).toMatchObject({ state: 'pending', lastError: 'timeout: slow' });
     log.append('compaction.failed', { markerSeq: marker, attempt: 2, error: 'empty: nothing', fallback: 'none' });
-    expect(state(log.events, true)).toEqual({ state: 'failed', lastError: 'empty: nothing', pendingMarkerSeq: null, suppressedReason: null });
+    expect(state(log.events, marker)).toEqual({ state: 'failed', lastError: 'empty: nothing', pendingMarkerSeq: null, suppressedReason: null });
     const next = log.marker(false, 'manual');
     expect(state(log.events)).toMatchObject({ state: 'pending', lastError: null, pendingMarkerSeq: next });
   });
@@ -281,7 +283,7 @@ describe('deriveCompactionState', () => {
     const log = eventLog();
     const marker = log.marker();
     log.append('compaction.completed', completion({ markerSeq: marker, tokensBefore: 100_000, tokensAfter: 99_000 }));
-    const at = (tokens: number) => deriveCompactionState(fold(log.events), { running: false, loopGuardRatio: 0.95, view: { tokens, usable: 128_000 } });
+    const at = (tokens: number) => deriveCompactionState(fold(log.events), { runningMarkerSeq: null, loopGuardRatio: 0.95, view: { tokens, usable: 128_000 } });
     expect(at(111_799).suppressedReason).toContain('it resumes once the context reaches 111800 tokens');
     expect(at(111_800).suppressedReason).toBeNull();
   });

@@ -253,14 +253,17 @@ export interface CompactionState {
 const CLOSING_FALLBACKS = new Set(['none', 'skipped']);
 
 /**
- * The session's compaction state. Only the worker knows a job is running
- * (`running`); a marker given up is `failed`, one with nothing to summarize
- * goes back to `idle` with the reason as lastError.
+ * The session's compaction state. Only the worker knows a job is running:
+ * it holds a lease on the session row naming the marker it compacts
+ * (`runningMarkerSeq`); the open marker is `running` while that is it. A
+ * marker given up is `failed`, one with nothing to summarize goes back to
+ * `idle` with the reason as lastError.
  */
 export function deriveCompactionState(
   facts: CompactionFacts,
   options: {
-    running: boolean;
+    /** The marker a worker's lease names (null when none, or lapsed). */
+    runningMarkerSeq: number | null;
     loopGuardRatio: number;
     /** The view's token figure and usable tokens now: the loop guard re-arms once the view has grown enough. */
     view?: { tokens: number; usable: number | null };
@@ -272,7 +275,7 @@ export function deriveCompactionState(
   const closed = failure !== null && CLOSING_FALLBACKS.has(failure.fallback);
   const open = marker !== null && marker.seq > completedThrough && !closed;
   const state: CompactionStateName = open
-    ? options.running
+    ? options.runningMarkerSeq === marker.seq
       ? 'running'
       : 'pending'
     : failure?.fallback === 'none' && marker !== null && marker.seq > completedThrough

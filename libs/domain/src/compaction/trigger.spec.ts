@@ -9,7 +9,7 @@ const config = PRESETS['spec-000'].compaction;
 const limits = { context: 10_000, output: 1_000 };
 const evaluation = (total: number): OverflowEvaluation => evaluateOverflow({ tokens: { total }, limits, config });
 const stateOf = (events: StoredEvent[], pivot: StoredEvent<'compaction.completed'> | null = null) =>
-  deriveCompactionState(compactionFactsOf({ pivot, events }), { running: false, loopGuardRatio: 0.95 });
+  deriveCompactionState(compactionFactsOf({ pivot, events }), { runningMarkerSeq: null, loopGuardRatio: 0.95 });
 
 function completed(log: ReturnType<typeof eventLog>, markerSeq: number, coveredThroughSeq: number, tokens: { before: number; after: number }) {
   const seq = log.append('compaction.completed', {
@@ -190,7 +190,7 @@ describe('decideTrigger', () => {
 describe('growthThresholdAfterCheck (what the append path compares its bound of the view with until something else is appended)', () => {
   const check = (events: StoredEvent[], pivot: StoredEvent<'compaction.completed'> | null, tokens: number) => {
     const facts = compactionFactsOf({ pivot, events });
-    const state = deriveCompactionState(facts, { running: false, loopGuardRatio: 0.95, view: { tokens, usable: 10_000 } });
+    const state = deriveCompactionState(facts, { runningMarkerSeq: null, loopGuardRatio: 0.95, view: { tokens, usable: 10_000 } });
     return growthThresholdAfterCheck({ threshold: 8_000, facts, state, loopGuardRatio: 0.95, usable: 10_000 });
   };
 
@@ -221,7 +221,7 @@ describe('growthThresholdAfterCheck (what the append path compares its bound of 
     const log = eventLog();
     log.user('a');
     const facts = compactionFactsOf({ pivot: null, events: log.events });
-    const state = deriveCompactionState(facts, { running: false, loopGuardRatio: 0.95 });
+    const state = deriveCompactionState(facts, { runningMarkerSeq: null, loopGuardRatio: 0.95 });
     expect(growthThresholdAfterCheck({ threshold: null, facts, state, loopGuardRatio: 0.95, usable: null })).toBeNull();
   });
 });
