@@ -58,6 +58,8 @@ async function scenario(service: BaseSessionService): Promise<unknown[]> {
   // The same id again: the event replaces the first, in its place.
   seen.push(await service.appendEvent({ session: s1, event: eventOf('e1', 5000, 'hello again', { step: 3 }) }));
   seen.push(await service.appendEvent({ session: s2, event: eventOf('e4', 6000, 'other session', { 'user:plan': 'pro' }) }));
+  // What the service takes only as JSON text: a NUL, a lone surrogate.
+  seen.push(await service.appendEvent({ session: s2, event: eventOf('e5', 7000, 'a NUL \u0000 here', { 'user:blob': 'half \uD800', raw: '\u0000' }) }));
   seen.push(clockless(s1), clockless(s3));
 
   seen.push(await get('shop', 'ada', 's1'), await get('shop', 'ada', 's2'), await get('shop', 'bob', 's3'), await get('blog', 'ada', 's1'));
@@ -139,12 +141,16 @@ describe('Google ADK session service (@session-store/google-adk)', () => {
   });
 
   it('answers the same operations as InMemorySessionService', async () => {
-    const { sessions } = await sessionService('google-adk-compare');
+    const { client } = await sessionService('google-adk-compare');
+    const refused: unknown[] = [];
+    const sessions = new ServiceSessionService({ client, onMessagesError: (error) => refused.push(error) });
     const expected = await scenario(new InMemorySessionService());
     expect(await scenario(sessions)).toEqual(expected);
+    // The one message the conversation cannot hold; its event is stored all the same.
+    expect(refused).toEqual([expect.objectContaining({ status: 400 })]);
     // The state ADK's delta semantics give, not merely the same as the reference's.
     const s2 = expected.at(-1);
-    expect(s2).toEqual(expect.objectContaining({ state: { 'app:theme': 'light', 'user:name': 'Ada', 'user:plan': 'pro' } }));
+    expect(s2).toEqual(expect.objectContaining({ state: { raw: '\u0000', 'app:theme': 'light', 'user:name': 'Ada', 'user:plan': 'pro', 'user:blob': 'half \uD800' } }));
   });
 
   it('keeps the initial state\'s app: and user: keys shared, as ADK\'s database service does', async () => {

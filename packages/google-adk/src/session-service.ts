@@ -94,6 +94,7 @@ export class ServiceSessionService extends BaseSessionService {
     if (!stored || !records) return undefined;
     let own: StateMap = {};
     const events: Event[] = [];
+    const indexOf = new Map<string, number>();
     for (const record of records) {
       const initial = valueOf(record, SESSION_KIND);
       if (isObject(initial) && isObject(initial.state)) own = { ...initial.state };
@@ -101,9 +102,9 @@ export class ServiceSessionService extends BaseSessionService {
       if (!event) continue;
       own = applied(own, event);
       // An event appended again under its id replaces the first, as BaseSessionService.appendEvent does.
-      const index = events.findIndex(({ id: eventId }) => eventId === event.id);
-      if (index >= 0) events[index] = event;
-      else events.push(event);
+      const index = indexOf.get(event.id);
+      if (index === undefined) indexOf.set(event.id, events.push(event) - 1);
+      else events[index] = event;
     }
     return createSession({ id: sessionId, appName, userId, state: { ...own, ...shared }, events: recent(events, config), lastUpdateTime: Date.parse(stored.updatedAt) });
   }
@@ -151,6 +152,7 @@ export class ServiceSessionService extends BaseSessionService {
     const { app, user } = split(appended.actions.stateDelta ?? {});
     await this.writeShared(session.appName, session.userId, app, user);
     if (this.messages) await this.appendMessages(id, appended, session);
+    // As InMemorySessionService does; a session read back has the service's own clock instead.
     session.lastUpdateTime = appended.timestamp;
     return appended;
   }
