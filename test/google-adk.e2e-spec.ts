@@ -153,7 +153,7 @@ describe('Google ADK session service (@session-store/google-adk)', () => {
     expect(s2).toEqual(expect.objectContaining({ state: { raw: '\u0000', 'app:theme': 'light', 'user:name': 'Ada', 'user:plan': 'pro', 'user:blob': 'half \uD800' } }));
   });
 
-  it('keeps the initial state\'s app: and user: keys shared, as ADK\'s database service does', async () => {
+  it('shares the initial state\'s app: and user: keys, as ADK\'s database service does, and lists by last update', async () => {
     const { sessions } = await sessionService('google-adk-initial');
     await sessions.createSession({ appName: 'shop', userId: 'ada', sessionId: 'a', state: { 'app:region': 'eu', 'user:tier': 'gold', own: 1, 'temp:t': 1 } });
     const b = await sessions.createSession({ appName: 'shop', userId: 'ada', sessionId: 'b' });
@@ -161,6 +161,12 @@ describe('Google ADK session service (@session-store/google-adk)', () => {
     expect((await sessions.getSession({ appName: 'shop', userId: 'ada', sessionId: 'a' }))?.state).toEqual({ own: 1, 'app:region': 'eu', 'user:tier': 'gold' });
     expect((await sessions.getSession({ appName: 'shop', userId: 'bob', sessionId: 'b' }))).toBeUndefined();
     await expect(sessions.createSession({ appName: 'shop', userId: 'ada', sessionId: 'a' })).rejects.toThrow('already exists');
+
+    // Ordered by last update: an append makes the older session the newer (on a tie, by id, `a` first too).
+    const a = await sessions.getSession({ appName: 'shop', userId: 'ada', sessionId: 'a' });
+    await sessions.appendEvent({ session: a!, event: eventOf('e1', 1000, 'later') });
+    const newest = await sessions.listSessions({ appName: 'shop', userId: 'ada', order: 'desc', limit: 1 });
+    expect({ ...newest, sessions: newest.sessions.map(({ id }) => id) }).toEqual({ sessions: ['a'], page: 1, limit: 1, totalItems: 2, totalPages: 2 });
   });
 
   it('runs an LlmAgent with a tool over two turns, its history read back from the service', async () => {
