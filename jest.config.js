@@ -19,6 +19,8 @@ const moduleNameMapper = {
   '^@session-store/([a-z-]+)$': '<rootDir>/packages/$1/src',
   // ESM-only, which Jest's loader cannot require: the module its spec's environment loaded (test/support/claude-agent-sdk-environment.ts).
   '^@anthropic-ai/claude-agent-sdk$': '<rootDir>/test/support/claude-agent-sdk.js',
+  // Requires an ES module (lodash-es): likewise loaded by its spec's environment (test/support/google-adk-environment.ts).
+  '^@google/adk$': '<rootDir>/test/support/google-adk.js',
 };
 module.exports = {
   // Per spec: e2e specs boot real processes; unit specs finish in milliseconds anyway.

@@ -1,0 +1,2 @@
+export { ServiceSessionService } from './session-service';
+export type { ServiceSessionServiceOptions } from './session-service';
