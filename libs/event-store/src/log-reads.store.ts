@@ -118,7 +118,7 @@ export async function readEventPage(
 export interface WindowRead {
   session: SessionWindowFacts;
   pivot: StoredEvent<'compaction.completed'> | null;
-  /** Events after the pivot's covered-through seq, up to atSeq (or the head). */
+  /** Events after the pivot's covered-through seq, up to atSeq (or the head), but the clients' records (never in the view). */
   events: StoredEvent[];
 }
 
@@ -189,7 +189,8 @@ export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Pro
     pivot = await pivotAt(tx, sessionId, upTo);
     after = pivot?.data.coveredThroughSeq ?? 0;
   }
-  const rows = await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2 AND seq <= $3')} ORDER BY e.seq`, [sessionId, after, upTo]);
+  // A client's records (a framework's checkpoints) are never part of the view: skipped here, so they cost a read nothing however large.
+  const rows = await tx.query(`SELECT e.* FROM ${sessionLog("seq > $2 AND seq <= $3 AND type <> 'record.added'")} ORDER BY e.seq`, [sessionId, after, upTo]);
   const events = await withStoredOutputs(tx, rows.map(toStored));
   if (upTo >= session.pivotSeq && session.pivotSeq > 0) {
     pivot = (events.find((e) => e.seq === session.pivotSeq) as StoredEvent<'compaction.completed'> | undefined) ?? null;

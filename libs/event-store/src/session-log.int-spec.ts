@@ -95,6 +95,21 @@ describe('session log (store, real PostgreSQL)', () => {
     ]);
   });
 
+  it("given a client's records among the messages, when the window is read, then it holds the messages only", async () => {
+    // given
+    await newSession('log-f');
+    const record: NewEvent = { id: 'r1', type: 'record.added', data: { kind: 'checkpoint', value: { step: 1, blob: 'x'.repeat(10_000) } } };
+    await inTenant((tx) => insertEvents(tx, 'log-f', 0, [row(say('f1', 'user', 'hi')), row(record), row(say('f2', 'assistant', 'hello'))]));
+    // when
+    const read = await inTenant((tx) => readWindow(tx, 'log-f'));
+    // then
+    expect(read!.events.map((e) => [e.seq, e.id])).toEqual([
+      [1, 'f1'],
+      [3, 'f2'],
+    ]);
+    expect(read!.session.headSeq).toBe(3);
+  });
+
   it("given another tenant's session, when this tenant reads, locks or writes it, then it does not exist for this tenant", async () => {
     // given
     const other = await store.tenant();
