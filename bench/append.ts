@@ -1,5 +1,5 @@
 /**
- * Append benchmark (issue #2, "Benchmark"): a script, not a test.
+ * Append benchmark: a script, not a test.
  *
  * Against a running API (BENCH_URL), on loopback:
  *   1. sequential single-event appends: latency p50/p99 over HTTP;

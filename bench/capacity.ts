@@ -1,5 +1,5 @@
 /**
- * Capacity benchmark (issue 16): a script, not a test.
+ * Capacity benchmark: a script, not a test.
  *
  * Starts its own API processes (dist/apps/api/src/main.js) on a scratch
  * database, once one and once two behind a client-side round robin, and runs

@@ -1,5 +1,5 @@
 /**
- * Compaction benchmark (issue #5, "Benchmark"): a script, not a test.
+ * Compaction benchmark: a script, not a test.
  *
  * Against a running API and worker (BENCH_URL), with the built-in heuristic
  * summarizer (the default: no network):

@@ -1,5 +1,5 @@
 /**
- * Context read benchmark (issue #3, "Benchmark"): a script, not a test.
+ * Context read benchmark: a script, not a test.
  *
  * Three sessions of 1k, 10k and 100k events whose latest pivot
  * (compaction.completed, coveredThroughSeq = pivot - 1) leaves the same

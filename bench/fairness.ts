@@ -1,5 +1,5 @@
 /**
- * Fairness and recovery benchmark (issue 11): a script, not a test.
+ * Fairness and recovery benchmark: a script, not a test.
  *
  * 1. A victim tenant's append latency alone and beside a tenant flooding
  *    appends over 64 connections (bench/flood.js, its own process, ignoring

@@ -1,7 +1,7 @@
 /**
- * Peers benchmark (issue 13, "Benchmark"): a script, not a test.
+ * Peers benchmark: a script, not a test.
  *
- * The issue's agent session of T turns (user text, assistant with two tool
+ * The agent workload's session of T turns (user text, assistant with two tool
  * calls, two ~4 KB log results, every 10th turn one of ~100 KB, assistant
  * text; bench/support.ts agentTurn, seeded, built before any timing), at
  * T = 50, 200 and 800 (BENCH_TURNS=50,200 overrides), BENCH_REPS repetitions
@@ -33,14 +33,14 @@
  * VmHWM (only when the API is spawned here, the default); then the same flood
  * into a raw table, one pg connection per client, as its baseline.
  *
- * Then throughput, once (issue 13's "at least 5,000 events/s on 2 cores with
+ * Then throughput, once (the target "at least 5,000 events/s on 2 cores with
  * 32 sessions appending concurrently"): 32 clients per side, each on its own
  * session (raw: its own pg connection; the service: the keep-alive agent),
  * appending back to back, THROUGHPUT.slices slices of THROUGHPUT.sliceSeconds
  * per side and case (2 x 2.5 s), raw and service alternating within each
  * case and slice, every client having made one untimed call first:
  *
- *   per message      the issue's turns, one INSERT / one POST per message;
+ *   per message      the workload's turns, one INSERT / one POST per message;
  *   per turn         one multi-row INSERT / one POST (5 events) per turn;
  *   small events     a user text (userText), one INSERT / one POST each.
  *

@@ -1,5 +1,5 @@
 /**
- * Prune job benchmark (issue 6, "Acceptance"): a script, not a test.
+ * Prune job benchmark: a script, not a test.
  *
  * Sessions of 1,000 tool results: 100 user turns, each with 10 tool uses
  * (assistant call, tool result of ~2,000 chars, ~500 tokens) and an answer;

@@ -1,5 +1,5 @@
 /**
- * Compaction quality benchmark (issue 12, "Tests and benchmark"): a script,
+ * Compaction quality benchmark: a script,
  * not a test. Pure and in-process: no database, no Redis, no network.
  *
  * Scripted agent sessions, each planting critical facts (file paths,

@@ -181,7 +181,7 @@ export async function deleteScratchTenant(owner: Client, tenantId: string): Prom
   await owner.query('DELETE FROM tenants WHERE tenant_id = $1', [tenantId]).catch((e) => console.error(`cleanup failed: ${e.message}`));
 }
 
-// ---------------------------------------------------------------- the agent workload (issue 13)
+// ---------------------------------------------------------------- the agent workload
 
 /** mulberry32: a small seeded generator, so a workload is the same bytes in every run. */
 export function seededRandom(seed: number): () => number {
@@ -241,7 +241,7 @@ export function toolResult(callId: string, output: string): AgentEvent {
 }
 
 /**
- * Turn `turn` (0-based) of issue 13's agent session, five messages: a user
+ * Turn `turn` (0-based) of the agent workload's session, five messages: a user
  * text, an assistant with two tool calls, their two results of ~4 KB of log
  * text (every 10th turn the first is ~100 KB), and an assistant text.
  */

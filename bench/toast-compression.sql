@@ -1,4 +1,4 @@
--- lz4 against pglz for event data (issue 13): 4,000 tool results of ~4.6 KB of
+-- lz4 against pglz for event data: 4,000 tool results of ~4.6 KB of
 -- log text as jsonb, inserted into a table of each compression (the values are
 -- rebuilt from text, so each is compressed by its table and not copied as is),
 -- then sizes and a full read. In a scratch database:

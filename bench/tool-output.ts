@@ -1,5 +1,5 @@
 /**
- * Tool-output benchmark (issue #4, "Benchmark"): a script, not a test.
+ * Tool-output benchmark: a script, not a test.
  *
  * It starts the built API itself, on a scratch database it creates (and drops
  * at the end), so it can read the API process's resident memory from

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The tool-output cache (issue 4).
+ * The tool-output cache.
  *
  * - `tool_output_contents`: one row per distinct output per tenant (unique
  *   sha256), with its size and line count. An upload streams into a row whose

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Uploads that hold nothing while they wait on the network (issue 11).
+ * Uploads that hold nothing while they wait on the network.
  *
  * An upload no longer streams inside one transaction: its staging content
  * (a `tool_output_contents` row whose sha256 is still NULL) is committed

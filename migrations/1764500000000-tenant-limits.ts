@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Per-tenant limits and storage usage (issue 11).
+ * Per-tenant limits and storage usage.
  *
  * - `tenants.limits` / `tenants.quotas`: the admin API's overrides of the
  *   configured defaults (absent key: the default applies).

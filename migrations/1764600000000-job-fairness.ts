@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 11, jobs that always finish, for prune/archive too: prune triggers
+ * Jobs that always finish, for prune/archive too: prune triggers
  * become outbox rows the reconciler settles like compaction triggers, and
  * every row carries its BullMQ deduplication key (a scheduled prune folds
  * into the session's waiting one; a manual one does not), so a re-enqueue

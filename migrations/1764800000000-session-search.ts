@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Session search and tenant lifecycle (issue 15).
+ * Session search and tenant lifecycle.
  *
  * - `sessions_by_metadata`: GIN on (tenant_id, metadata jsonb_path_ops) for
  *   `metadata @> $filter`; btree_gin lets the tenant key lead, so a search

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Session forks (issue 15): copy-on-write, the fork's row holds its lineage.
+ * Session forks: copy-on-write, the fork's row holds its lineage.
  *
  * - `sessions.lineage`: NULL for a session that is no fork; for a fork, the
  *   flattened segments of the log it inherits, oldest first, as

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Session retention (issue 15).
+ * Session retention.
  *
  * - `tenants.retention_idle_seconds` / `retention_action`: the admin API's
  *   per-tenant setting (both NULL: off, the default); the worker's retention

@@ -23,8 +23,8 @@ interface TableShape {
 }
 
 /**
- * The event log and the tool-output cache become hash-partitioned by tenant
- * (issue 16). Every key of these tables already leads with tenant_id, so the
+ * The event log and the tool-output cache become hash-partitioned by tenant.
+ * Every key of these tables already leads with tenant_id, so the
  * partition key is in each primary key and unique constraint, and the same
  * schema can be distributed by tenant (docs/scaling.md). A tenant's rows live
  * in one partition: every query filters on `tenant_id = current_tenant()`,

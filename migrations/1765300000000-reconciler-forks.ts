@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The reconciler tells a compaction trigger whose session is gone by the
  * session row, no longer by the marker event: a fork's marker may be an
- * event it inherited, stored under its source's id (issue 15). The sweeper
+ * event it inherited, stored under its source's id. The sweeper
  * role reads the keys of sessions, nothing else of them.
  */
 export class ReconcilerForks1765300000000 implements MigrationInterface {

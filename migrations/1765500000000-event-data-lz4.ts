@@ -13,7 +13,7 @@ const setCompression = (method: 'lz4' | 'pglz') => `
   END $$`;
 
 /**
- * Event data is compressed with lz4 instead of the default pglz (issue 13),
+ * Event data is compressed with lz4 instead of the default pglz,
  * as tool-output chunks already are. Measured on 4,000 tool results of
  * ~4.6 KB of log text (docs/benchmarks.md): the same size (0.30x of the
  * JSON either way) and the insert's compression in about half the time.

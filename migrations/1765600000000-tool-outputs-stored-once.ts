@@ -13,7 +13,7 @@ const setChunkCompression = (method: 'lz4' | 'pglz') => `
   END $$`;
 
 /**
- * Storage of tool outputs (issue 13): each output once.
+ * Storage of tool outputs: each output once.
  *
  * - No column changes for that: a tool result's event now keeps its view
  *   as `outputFrom` (the whole stored output, or its own text plus byte
@@ -27,7 +27,7 @@ const setChunkCompression = (method: 'lz4' | 'pglz') => `
  *   reuse sets the indexed `last_used_at`). Abandoned uploads keep their
  *   partial index (`tool_output_contents_staging`).
  * - Chunks are compressed with pglz instead of lz4, measured on the
- *   issue's log outputs (docs/benchmarks.md): 0.334 of the bytes against
+ *   agent workload's log outputs (docs/decisions.md, "Tool outputs stored once"): 0.334 of the bytes against
  *   0.377 (0.362 against 0.404 for 4 KB outputs), for about 8 µs more
  *   PostgreSQL CPU per KB written; reads decompress at nearly lz4's speed.
  *   Only new chunks are affected; stored ones keep lz4 until rewritten.

@@ -2,7 +2,7 @@ import { Client, userMessage } from './support/client';
 import { startService, TestService } from './support/service';
 
 /**
- * What each rewrite cost in prompt cache (issue 32, docs/compaction.md "What
+ * What each rewrite cost in prompt cache (docs/compaction.md "What
  * a rewrite cost"): steps with usage around a prune and a manual compaction,
  * the figures of GET /compactions and GET /sessions/{id} against hand-computed
  * ones (prices: cache write 1.25, cache read 0.1).

@@ -5,7 +5,7 @@ import { freePort, startProcess, startService, TestService, waitFor } from './su
 
 /**
  * Compaction end to end with the built-in heuristic summarizer (DESIGN.md
- * section 6, issue 5): the overflow trigger in the append path, the marker's
+ * section 6): the overflow trigger in the append path, the marker's
  * job in the worker, the pivot in the next context; the manual endpoint and
  * the history; the loop guard; each preset's documented shape.
  */
@@ -241,7 +241,7 @@ describe('compaction with the heuristic summarizer', () => {
     expect(sample('session_store_compaction_carried_facts_total')).toBe(done.body.retention.carried);
   });
 
-  describe('triggers on what the model will see (issue 12)', () => {
+  describe('triggers on what the model will see', () => {
     /** An assistant call and its result with `lines` lines of output: no step.finished anywhere. */
     const toolExchange = (id: string, lines: number) => [
       { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: id, name: 'bash', input: { command: `cat ${id}.log` } }] } } },

@@ -23,7 +23,7 @@ import { ProviderStub, startProviderStub } from './support/provider-stub';
 import { startService, TestService } from './support/service';
 
 /**
- * GET /v1/sessions/{id}/context end to end (DESIGN.md section 5, issue 3):
+ * GET /v1/sessions/{id}/context end to end (DESIGN.md section 5):
  * a scripted session checked format by format, time travel, errors, the token
  * figures shared with the session state; then the acceptance test: the
  * official `openai` and `@anthropic-ai/sdk` clients, pointed at a local stub

@@ -4,7 +4,7 @@ import { exited, startService, TestService, waitFor } from './support/service';
 import { openStream as openSse, SseStream } from './support/sse';
 
 /**
- * The live event stream (issue 14): GET /v1/sessions/{id}/events/stream as
+ * The live event stream: GET /v1/sessions/{id}/events/stream as
  * Server-Sent Events, against the real service. Appends, a worker's
  * compaction and an API prune arrive live (the main service's heartbeat is
  * a minute long, so only the Redis wake-up can deliver them in time); a

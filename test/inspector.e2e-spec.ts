@@ -6,7 +6,7 @@ import { Client, userMessage } from './support/client';
 import { startService, TestService, waitFor } from './support/service';
 
 /**
- * The inspector page (issue 15) in a real browser: Debian's chromium driven
+ * The inspector page in a real browser: Debian's chromium driven
  * by playwright-core. Nothing is skipped: without /usr/bin/chromium the spec
  * fails (CI installs it, see .ci/run). Screenshots of the main views go to
  * test-artifacts/inspector/ for review (docs/inspector/ holds copies).

@@ -375,7 +375,7 @@ describe('tenant isolation', () => {
       expect(rows).toEqual(tenantTables.map((relname) => ({ relname, relrowsecurity: true, relforcerowsecurity: true })));
     });
 
-    it('partitions of the log and the tool-output cache are reachable only through their parent (issue 16)', async () => {
+    it('partitions of the log and the tool-output cache are reachable only through their parent', async () => {
       const { rows } = await owner.query(
         `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity FROM pg_class c WHERE c.relispartition AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace ORDER BY 1`,
       );

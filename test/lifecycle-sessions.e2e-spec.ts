@@ -6,7 +6,7 @@ import { ADMIN_TOKEN } from './support/env';
 import { startService, TestService } from './support/service';
 
 /**
- * Session lifecycle (issue 15): search by metadata containment (indexed),
+ * Session lifecycle: search by metadata containment (indexed),
  * title and time ranges, by last activity with cursor paging; an admin
  * deleting a tenant with all its data, and suspending its keys.
  */

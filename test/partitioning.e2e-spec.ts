@@ -45,7 +45,7 @@ async function catalogNames(db: PgClient, table: string, columns: string[]): Pro
 }
 
 /**
- * Migration 1765200000000 (issue 16) on a database that already holds data:
+ * Migration 1765200000000 on a database that already holds data:
  * the schema before it is populated, the service then starts and applies it,
  * and every row, name, policy and grant is as before, now in partitions.
  */

@@ -5,7 +5,7 @@ import { Client, HttpResult, userMessage } from './support/client';
 import { startService, TestService } from './support/service';
 
 /**
- * Pinned context end to end (issue 12): POST and DELETE .../pins append
+ * Pinned context end to end: POST and DELETE .../pins append
  * pin.added / pin.removed through the append path; the pinned text is in
  * every context format right after the pivot's prefix, verbatim, survives a
  * compaction, goes when removed, stays within pins.maxTokens, and another

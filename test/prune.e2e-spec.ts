@@ -20,7 +20,7 @@ import { startRedis, stopRedis } from './support/redis-server';
 import { freePort, startService, TestService, waitFor } from './support/service';
 
 /**
- * Pruning and tool-result archiving end to end (issue 6): POST .../prune in
+ * Pruning and tool-result archiving end to end: POST .../prune in
  * the API process, the delayed job after a step in the worker, what the
  * context shows afterwards, and that it stays valid for every provider.
  */

@@ -7,7 +7,7 @@ import { bashBlocks, readmeScript } from './support/readme-blocks';
 import { startService, TestService } from './support/service';
 
 /**
- * The README is executable (issue 10): its runnable ```bash blocks, in order,
+ * The README is executable: its runnable ```bash blocks, in order,
  * as one `set -euo pipefail` script against a freshly started API and worker,
  * exactly as a reader pastes them after `npm start` (BASE and ADMIN_TOKEN
  * point them at this service). An example that drifts from the code fails

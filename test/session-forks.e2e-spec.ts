@@ -4,7 +4,7 @@ import { Client, HttpResult, userMessage } from './support/client';
 import { startService, TestService } from './support/service';
 
 /**
- * Session forks (issue 15): POST /v1/sessions/{id}/forks is copy-on-write.
+ * Session forks: POST /v1/sessions/{id}/forks is copy-on-write.
  * The fork's view at its head equals the source's at atSeq in every format
  * (pivot, pruning, tool-output refs included), the two diverge after, the
  * fork's inherited events report their origin, a compaction runs on the

@@ -16,7 +16,7 @@ const toolResult = (callId: string, output: string) => ({
 });
 
 /**
- * Session retention (issue 15): per tenant, sessions idle longer than the
+ * Session retention: per tenant, sessions idle longer than the
  * admin's age are archived or deleted by the worker's job, on two workers at
  * once; the clock is controlled by backdating sessions' last activity
  * through the owner connection, and the job runs every 300 ms.

@@ -11,7 +11,7 @@ import { Client, HttpResult } from './support/client';
 import { startService, TestService } from './support/service';
 
 /**
- * Session export and import (issue 15): GET .../export streams JSON Lines,
+ * Session export and import: GET .../export streams JSON Lines,
  * POST /v1/sessions/import reads them back into a new session, equal event
  * for event, context for context in every format, and byte for byte on tool
  * outputs (a 100 MB one included, with the API's memory growth bounded);

@@ -5,7 +5,7 @@ import { connectAs } from './support/database';
 import { startService, TestService } from './support/service';
 
 /**
- * Tool outputs stored once (issue 13, storage): an event keeps no second
+ * Tool outputs stored once: an event keeps no second
  * copy of an inline output the tool-output store holds, and every reader
  * answers as before. "Before" is the same log imported into another tenant:
  * an import writes its events with their views in place, as every append

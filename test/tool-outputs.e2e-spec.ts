@@ -6,7 +6,7 @@ import { connectAs } from './support/database';
 import { startService, TestService, waitFor } from './support/service';
 
 /**
- * The tool-output cache end to end (issue 4): streamed uploads, results that
+ * The tool-output cache end to end: streamed uploads, results that
  * reference them or carry their output inline, line reads, grep, raw bytes,
  * the model-callable tools, the view-time trim, and every bad input the
  * issue lists. A second service with a small upload limit, a 100 ms grep cap

@@ -121,7 +121,7 @@ describe('faults: compaction and prune jobs always finish', () => {
     }
   });
 
-  it('a fork taken at a pending marker, its job lost with Redis: the reconciler re-enqueues it and the fork compacts (issue 15)', async () => {
+  it('a fork taken at a pending marker, its job lost with Redis: the reconciler re-enqueues it and the fork compacts', async () => {
     await Promise.all(service.workers.splice(0).map((w) => w.stop()));
     const source = await agentSession(client, key, 'fork-source', { compaction: { summarizer: 'openai', model: 'stub-ok' } });
     const { markerSeq } = await source.untilMarker();

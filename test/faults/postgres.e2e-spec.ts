@@ -5,7 +5,7 @@ import { PostgresCluster, startPostgresCluster } from '../support/postgres-clust
 import { logLines, startService, TestService } from '../support/service';
 
 /**
- * PostgreSQL failing under the service (issue 11): a private cluster the spec
+ * PostgreSQL failing under the service: a private cluster the spec
  * stops, crashes and reconfigures, with API and worker running against it and
  * writers appending and reading context throughout. Whatever happens: no
  * process exits, a request the outage hits is a 503 database_unavailable with

@@ -33,7 +33,7 @@ const toolUse = (callId: string, output: string, id: string) => [
 ];
 
 /**
- * Per-tenant limits and quotas set through the admin API (issue 11): a
+ * Per-tenant limits and quotas set through the admin API: a
  * request rate and a byte rate answered with 429 and the RateLimit
  * headers, a cap on the tenant's pooled connections, storage quotas
  * answered with 413 `quota_exceeded` and nothing written, and the usage

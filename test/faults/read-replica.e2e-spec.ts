@@ -3,7 +3,7 @@ import { PostgresCluster, startPostgresCluster } from '../support/postgres-clust
 import { startService, TestService, waitFor } from '../support/service';
 
 /**
- * Context and event reads on a read replica (issue 16): a private primary and
+ * Context and event reads on a read replica: a private primary and
  * a real streaming standby of it (pg_basebackup -R), the API with
  * APP_READ_DATABASE_URL on the standby. Pausing WAL replay on the standby
  * makes it lag on demand: a read without `minSeq` is then served stale by the

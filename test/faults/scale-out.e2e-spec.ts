@@ -9,7 +9,7 @@ import { RedisCluster, startRedisCluster } from '../support/redis-cluster';
 import { freePort, ProcessHandle, startProcess, waitFor } from '../support/service';
 
 /**
- * Issue 16, replicas on a Redis Cluster: three masters, two API and two
+ * Replicas on a Redis Cluster: three masters, two API and two
  * worker processes, one database. Appends and compactions go through both
  * APIs; a key revoked or a limit set through one applies on the other at
  * once (pub/sub, not the cache TTL, which is set to a minute here); a

@@ -7,7 +7,7 @@ import { ADMIN_TOKEN } from '../support/env';
 import { startService, TestService, waitFor } from '../support/service';
 
 /**
- * Slow and vanishing upload clients (issue 11). An upload holds neither a
+ * Slow and vanishing upload clients. An upload holds neither a
  * pooled connection nor a transaction while it waits on the network, so ten
  * slow uploads leave another tenant's appends as fast as before; a stalled
  * one is ended by the idle timeout; a tenant's uploads are capped; and what

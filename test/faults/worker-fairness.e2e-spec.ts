@@ -23,7 +23,7 @@ async function inParallel<T>(items: readonly T[], width: number, work: (item: T)
 }
 
 /**
- * Worker fairness (issue 11): one tenant with a deep backlog of
+ * Worker fairness: one tenant with a deep backlog of
  * compactions does not delay another tenant's single job by more than a
  * few jobs. Measured from BullMQ's own timestamps: how many of A's jobs
  * finished between B's job being enqueued and B's job finishing.

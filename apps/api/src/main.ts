@@ -16,9 +16,9 @@ import { drainHttpApp } from './http/http-server';
  * bodies outlive a few scavenges while they wait for the database, the API
  * peaked at ~370 MiB. 2x keeps that peak near 260 MiB; 1.5x kept it lower
  * still but made major collections frequent enough to add ~2 ms to a small
- * read after large ones (docs/benchmarks.md, "Peers"). V8 reads this flag
- * at each limit computation, so setting it here, before any load, takes
- * effect wherever the API is started.
+ * read after large ones (docs/decisions.md, "Round trips, pass-through reads
+ * and memory"). V8 reads this flag at each limit computation, so setting it
+ * here, before any load, takes effect wherever the API is started.
  */
 setFlagsFromString('--heap-growing-percent=100');
 

@@ -1,5 +1,5 @@
 // @ts-check
-// Full-text search in the inspector (issue 31): across the tenant's sessions
+// Full-text search in the inspector: across the tenant's sessions
 // (GET /v1/search) and inside the open session (GET /v1/sessions/{id}/search),
 // the same hits on both. A snippet is untrusted text: its highlights are built
 // as text nodes and <mark> elements, never parsed as HTML.

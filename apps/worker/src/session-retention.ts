@@ -39,7 +39,7 @@ export interface RetentionReport {
 }
 
 /**
- * Session retention (issue 15): for every tenant with a setting, archives or
+ * Session retention: for every tenant with a setting, archives or
  * deletes the sessions idle longer than its age, as of one `now` from the
  * clock per run. Run by its job scheduler on the maintenance queue
  * (job-schedules.ts). Each batch locks its sessions with SKIP LOCKED, so

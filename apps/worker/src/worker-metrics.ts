@@ -11,7 +11,7 @@ import { SWEEPER_DB } from './worker-db';
  * and outcome, their durations, queue depth, the outbox backlog (rows
  * committed but not yet handed to BullMQ, and the age of the oldest), and
  * the age of the oldest compaction marker still pending, and what each
- * committed compaction kept of its head's critical facts (issue 12).
+ * committed compaction kept of its head's critical facts.
  */
 @Injectable()
 export class WorkerMetrics {

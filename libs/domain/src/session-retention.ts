@@ -1,5 +1,5 @@
 /**
- * Session retention (issue 15): per tenant, sessions idle longer than an age
+ * Session retention: per tenant, sessions idle longer than an age
  * are archived or deleted by a worker job. This file decides which; the
  * worker reads the facts, takes `now` from its clock and acts.
  */

@@ -103,7 +103,7 @@ function rewriteVerdict(read: WindowRead, config: SessionConfig, view: SessionVi
 }
 
 /**
- * The prune and archive job (issue 6): plan on the window without a lock,
+ * The prune and archive job: plan on the window without a lock,
  * make the LLM digest if one is wanted (no transaction open meanwhile), then
  * append under the session lock after re-running the selection on the fresh
  * log, so a concurrent run or new events never make it mark anything twice:

@@ -72,7 +72,7 @@ describe('SummaryChain', () => {
     expect((await run(sessionModel, config({ model: null }))).completion.model).toBe('session-model');
   });
 
-  it('gives the LLM the previous record in the template sections and the pins, and stores the pins at the cut on the completion (issue 12)', async () => {
+  it('gives the LLM the previous record in the template sections and the pins, and stores the pins at the cut on the completion', async () => {
     const compaction = config();
     const log = eventLog();
     log.user('Port the billing service; never change the public API.');

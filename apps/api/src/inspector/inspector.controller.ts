@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 
 /**
- * The inspector page (issue 15): static assets built by `npm run build`
+ * The inspector page: static assets built by `npm run build`
  * into dist/apps/inspector/public, served here with a strict CSP. The page
  * holds no privilege of its own: it calls the tenant API with the API key
  * the user types, kept in sessionStorage.

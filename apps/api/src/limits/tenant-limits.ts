@@ -41,7 +41,7 @@ interface Verdict {
 }
 
 /**
- * Per-tenant limits (issue 11), decided before any database work:
+ * Per-tenant limits, decided before any database work:
  *
  * - Requests and request-body bytes per second, each a one-second bucket in
  *   Redis (rate-limiter-flexible's fixed window: a bucket of one second's

@@ -33,7 +33,7 @@ export interface CompactionCompletion extends CompactionCompletedData {
   /** The pivot the plan was made on (null: none); a result on an older pivot is stale. */
   basePivotMarkerSeq: number | null;
   tail: TailInfo;
-  /** The summary record carried to the next compaction (issue 12); absent when none was made. */
+  /** The summary record carried to the next compaction; absent when none was made. */
   record?: SummaryRecord;
   /** The retention check's figures for the committed summary. */
   retention?: Retention;

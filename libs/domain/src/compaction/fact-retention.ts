@@ -1,5 +1,5 @@
 /**
- * The retention check (issue 12): before a summary is committed, the critical
+ * The retention check: before a summary is committed, the critical
  * facts of the head (goal, constraints, decisions, files, commands, errors,
  * open todo items, key values) are looked for in what the model will see
  * after the pivot, the summary and every message kept; the missing ones are

@@ -124,7 +124,7 @@ describe('compactionReasonFor', () => {
     expect(compactionReasonFor({ type: 'message.added', data: {} }, below)).toBeNull();
   });
 
-  it('given a view over the threshold, when an append grows it (a message, a pin), then it asks for a compaction too (issue 12)', () => {
+  it('given a view over the threshold, when an append grows it (a message, a pin), then it asks for a compaction too', () => {
     const over: OverflowEvaluation = { ...below, overflow: true, reason: 'threshold' };
     expect(compactionReasonFor({ type: 'message.added', data: {} }, over)).toBe('threshold');
     expect(compactionReasonFor({ type: 'pin.added', data: {} }, over)).toBe('threshold');
@@ -163,7 +163,7 @@ describe('shouldSuppressAutoCompaction (loop guard)', () => {
     expect(shouldSuppressAutoCompaction(null, 99_000, 0.95)).toBeNull();
   });
 
-  describe('given it tripped with 96,000 tokens measured after the pivot, in a 128,000-token window (issue 12: it re-arms by itself)', () => {
+  describe('given it tripped with 96,000 tokens measured after the pivot, in a 128,000-token window (it re-arms by itself)', () => {
     const usable = 128_000;
 
     it('when the view has grown by less than a tenth of the window, then it stays suspended and says when it resumes', () => {

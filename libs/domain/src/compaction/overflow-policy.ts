@@ -132,7 +132,7 @@ export function coldCacheMargin(
 /** Finish reasons meaning the reply hit its length limit (OpenAI Chat and the AI SDK `length`, Anthropic `max_tokens`, Responses `max_output_tokens`). */
 const LENGTH_FINISH = new Set(['length', 'max_tokens', 'max_output_tokens']);
 
-/** Appends that grow the view: the threshold is checked after them too, not only after a step (issue 12). */
+/** Appends that grow the view: the threshold is checked after them too, not only after a step. */
 export const VIEW_GROWTH_TYPES: ReadonlySet<string> = new Set(['message.added', 'pin.added']);
 
 /**

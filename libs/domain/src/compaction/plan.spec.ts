@@ -137,7 +137,7 @@ describe('planCompaction', () => {
     expect(byCount.tail).toMatchObject({ fromSeq: 9, messages: 3, budget: null });
   });
 
-  it('leaves half the trigger free by default: the tail fits it with the summary budget (issue 12)', () => {
+  it('leaves half the trigger free by default: the tail fits it with the summary budget', () => {
     // given ten 1,000-token messages and a 10,000-token trigger (spec-001: threshold = usable)
     const log = eventLog();
     log.user('task');
@@ -249,7 +249,7 @@ describe('tailBudgetTokens', () => {
     expect(tailBudgetTokens(config(preset, { maxTokensAfterRatio: null }), usable)).toBe(budget);
   });
 
-  // Issue 12: after a compaction the context holds at most half the trigger; the summary's budget is 30% of that half.
+  // After a compaction the context holds at most half the trigger; the summary's budget is 30% of that half.
   it.each([
     ['opencode', 180_000, 8_000, 8_000],
     ['opencode', 20_000, 5_000, 3_000],

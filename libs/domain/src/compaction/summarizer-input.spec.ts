@@ -68,7 +68,7 @@ describe('summaryInstruction', () => {
     );
   });
 
-  it('given a previous record, then the model updates the record in the template sections, not the rendered text (issue 12)', () => {
+  it('given a previous record, then the model updates the record in the template sections, not the rendered text', () => {
     const previousRecord = emptyRecord();
     previousRecord.goal = [{ text: 'Port the parser to Rust', first: 1, last: 1, hits: 1 }];
     previousRecord.constraints = [{ text: 'Never change the public API.', first: 1, last: 1, hits: 1, cued: true }];

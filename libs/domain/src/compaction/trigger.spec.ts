@@ -113,7 +113,7 @@ describe('decideTrigger', () => {
     });
   });
 
-  describe('given a batch that only grows the view (issue 12: not only step.finished triggers)', () => {
+  describe('given a batch that only grows the view (not only step.finished triggers)', () => {
     it('when a client appends tool results past the threshold without a step, then a marker opens', () => {
       const log = eventLog();
       log.user('a');

@@ -195,14 +195,14 @@ describe('validateSessionConfigInput', () => {
     expect(issuesOf(input)).toEqual([{ path, code }]);
   });
 
-  it('accepts the summary record settings (issue 12): todo tool names and the after-compaction share', () => {
+  it('accepts the summary record settings: todo tool names and the after-compaction share', () => {
     expect(issuesOf({ compaction: { todoTools: ['my_plan'], maxTokensAfterRatio: 0.4 } })).toEqual([]);
     expect(issuesOf({ compaction: { maxTokensAfterRatio: null } })).toEqual([]);
     expect(issuesOf({ compaction: { maxTokensAfterRatio: 0 } })).toEqual([{ path: 'compaction.maxTokensAfterRatio', code: 'out_of_range' }]);
     expect(issuesOf({ compaction: { todoTools: [1] } })).toEqual([{ path: 'compaction.todoTools[0]', code: 'wrong_type' }]);
   });
 
-  it('accepts the pin budget (issue 12) as a non-negative integer of tokens, and resolves it per session', () => {
+  it('accepts the pin budget as a non-negative integer of tokens, and resolves it per session', () => {
     expect(issuesOf({ pins: { maxTokens: 0 } })).toEqual([]);
     expect(issuesOf({ pins: { maxTokens: -1 } })).toEqual([{ path: 'pins.maxTokens', code: 'out_of_range' }]);
     expect(issuesOf({ pins: { maxTokens: 1.5 } })).toEqual([{ path: 'pins.maxTokens', code: 'not_integer' }]);

@@ -95,7 +95,7 @@ export interface CompactionConfig {
   /** Target size of the summary: the summarizer's output limit and the validation bound. */
   summaryMaxTokens: number;
   /**
-   * After a compaction the context holds at most this share of the trigger threshold (issue 12: ≤ 50%):
+   * After a compaction the context holds at most this share of the trigger threshold (≤ 50% by default):
    * the tail budget and the built-in summary's budget are sized to fit it. null = the strategy's own budgets only.
    */
   maxTokensAfterRatio: number | null;

@@ -1,5 +1,5 @@
 /**
- * Pinned context (issue 12), given events / when the view is read or a
+ * Pinned context, given events / when the view is read or a
  * compaction runs / then the pins: verbatim right after the pivot's prefix
  * in every format, carried across pivots, never summarized, within budget.
  */

@@ -1,5 +1,5 @@
 /**
- * Pinned context (issue 12): text the user wants the model to keep seeing
+ * Pinned context: text the user wants the model to keep seeing
  * as written. Pins live in the log as `pin.added` / `pin.removed`; a pivot
  * carries the pins in force at its cut (compaction.completed `pins`), so a
  * view folds only its window's pin events onto them. The view shows them

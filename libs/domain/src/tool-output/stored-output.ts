@@ -1,6 +1,6 @@
 /**
- * How a tool result's in-context view is stored in its event (issue 13,
- * storage): once. The tool-output store already holds the output's bytes, so
+ * How a tool result's in-context view is stored in its event:
+ * once. The tool-output store already holds the output's bytes, so
  * a result whose view is the whole output keeps no copy in the event, and a
  * truncated view keeps only its own text (header, marker, note) with byte
  * ranges of the stored output for the rest. Readers restore `output` before

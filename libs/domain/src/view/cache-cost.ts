@@ -1,6 +1,6 @@
 /**
  * What each rewrite of the context cost in prompt cache, measured from the
- * usage the steps report (issue 32, docs/compaction.md "What a rewrite cost").
+ * usage the steps report (docs/compaction.md "What a rewrite cost").
  *
  * A fold over a slim trace of the log (CacheTraceEvent: the steps' usage, the
  * messages' token estimates and tool call ids, the rewrites' figures), in seq

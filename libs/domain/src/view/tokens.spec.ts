@@ -117,7 +117,7 @@ describe('view tokens', () => {
     expect(view.tokens).toMatchObject({ basis: 'usage+estimate', estimated: estimateOf(window) + 30, usageSeq: 4 });
   });
 
-  describe('given a step appended after the pivot, with no message of the client between them (issue 12: a late step.finished)', () => {
+  describe('given a step appended after the pivot, with no message of the client between them (a late step.finished)', () => {
     const summary = msg('p1', 'user', [text('summary')]);
     const tail = [user('u1', 'kept turn '.repeat(30)), assistant('a1', 'answer '.repeat(30))];
     const beforePivot = [user('u0', 'old turn '.repeat(400)), ...tail];

@@ -1,5 +1,5 @@
 /**
- * What a step's usage measured (issue 12). The provider counted the context
+ * What a step's usage measured. The provider counted the context
  * the call was sent with, which is not the log at the step's seq: a pivot,
  * a prune or an archive may have landed while the call ran. A step says
  * which context it measured with `data.contextSeq` (the headSeq of the

@@ -1,5 +1,5 @@
 /**
- * The built-in summarizer (issue 12): given a head (and the previous
+ * The built-in summarizer: given a head (and the previous
  * record), when it summarizes, then the record and the rendered summary keep
  * the task's facts.
  */

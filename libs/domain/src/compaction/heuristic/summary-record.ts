@@ -1,5 +1,5 @@
 /**
- * The summary carried forward as data (issue 12): what the built-in
+ * The summary carried forward as data: what the built-in
  * summarizer knows about the task, section by section, stored on
  * `compaction.completed` (`data.record`) and merged with the next head at the
  * next compaction instead of being re-read from rendered text.
