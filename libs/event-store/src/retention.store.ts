@@ -24,7 +24,7 @@ export async function tenantsWithRetention(
   limit: number,
   afterTenantId = '00000000-0000-0000-0000-000000000000',
 ): Promise<Array<{ tenantId: string; policy: SessionRetentionPolicy }>> {
-  await tx.query(`SELECT set_config('app.admin', 'on', true)`);
+  await tx.query(`SET LOCAL app.admin = 'on'`);
   const rows = await tx.query(
     `SELECT tenant_id, retention_idle_seconds, retention_action FROM tenants
       WHERE retention_action IS NOT NULL AND tenant_id > $1 ORDER BY tenant_id LIMIT $2`,

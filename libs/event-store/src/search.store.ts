@@ -62,7 +62,7 @@ export async function storeSearchDocuments(tx: Tx, sessionId: string, rows: read
  * work list, at most `limit`.
  */
 export async function sessionsBehindSearch(tx: Tx, limit: number): Promise<Array<{ tenantId: string; sessionId: string }>> {
-  await tx.query(`SELECT set_config('app.admin', 'on', true)`);
+  await tx.query(`SET LOCAL app.admin = 'on'`);
   const rows = await tx.query(
     `SELECT s.tenant_id, s.session_id FROM sessions s
        LEFT JOIN search_progress p ON p.tenant_id = s.tenant_id AND p.session_id = s.session_id

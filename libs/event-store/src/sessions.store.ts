@@ -13,11 +13,13 @@ export interface SessionRow {
   updatedAt: Date;
   archivedAt: Date | null;
   forkedFrom: ForkedFrom | null;
-  cursorTs: string;
 }
 
-// updated_at as text too: the list cursor needs its full microsecond precision.
-const COLUMNS = 'session_id, model, system, config, metadata, head_seq, created_at, updated_at, archived_at, forked_from, forked_at_seq, updated_at::text AS cursor_ts';
+/** A listed session, with its updated_at as text: the list cursor needs its full microsecond precision. */
+export type ListedSession = SessionRow & { cursorTs: string };
+
+// No cast to text here: Citus refuses a function that is not immutable (timestamptz's output) in RETURNING.
+const COLUMNS = 'session_id, model, system, config, metadata, head_seq, created_at, updated_at, archived_at, forked_from, forked_at_seq';
 /** The session columns toSession reads, for a store that inserts or reads session rows of its own. */
 export { COLUMNS as SESSION_COLUMNS };
 
@@ -33,7 +35,6 @@ export function toSession(row: Record<string, any>): SessionRow {
     updatedAt: row.updated_at,
     archivedAt: row.archived_at,
     forkedFrom: forkedFromOf(row),
-    cursorTs: row.cursor_ts,
   };
 }
 
@@ -101,7 +102,7 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
  * explicit tenant_id term lets the planner use the (tenant_id, metadata)
  * GIN index; RLS would restrict the rows anyway.
  */
-export async function listSessions(tx: Tx, limit: number, search: SessionSearch = {}, after?: SessionCursor): Promise<SessionRow[]> {
+export async function listSessions(tx: Tx, limit: number, search: SessionSearch = {}, after?: SessionCursor): Promise<ListedSession[]> {
   const params: unknown[] = [];
   const where = ['tenant_id = current_tenant()'];
   const bind = (sql: string, value: unknown) => where.push(sql.replace('?', `$${params.push(value)}`));
@@ -114,10 +115,10 @@ export async function listSessions(tx: Tx, limit: number, search: SessionSearch 
   if (search.archived !== undefined) where.push(search.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
   if (after) where.push(`(updated_at, session_id) < ($${params.push(after.updatedAt)}::timestamptz, $${params.push(after.sessionId)})`);
   const rows = await tx.query(
-    `SELECT ${COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT $${params.push(limit)}`,
+    `SELECT ${COLUMNS}, updated_at::text AS cursor_ts FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT $${params.push(limit)}`,
     params,
   );
-  return rows.map(toSession);
+  return rows.map((row) => ({ ...toSession(row), cursorTs: row.cursor_ts }));
 }
 
 /**

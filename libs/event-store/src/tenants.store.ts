@@ -136,7 +136,7 @@ export async function findTenant(tx: Tx): Promise<TenantRecord | undefined> {
  * tenants, which the `admin_listing` policies open to this transaction only.
  */
 export async function listTenants(tx: Tx, limit: number, afterTenantId?: string): Promise<TenantRecord[]> {
-  await tx.query(`SELECT set_config('app.admin', 'on', true)`);
+  await tx.query(`SET LOCAL app.admin = 'on'`);
   const rows = await tx.query(`${TENANT_WITH_USAGE} WHERE t.tenant_id > $1 ORDER BY t.tenant_id LIMIT $2`, [
     afterTenantId ?? '00000000-0000-0000-0000-000000000000',
     limit,

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { Tx } from '@app/database';
 import { EventType } from '@app/domain';
 
@@ -55,6 +56,7 @@ export async function finishImportedSession(
  * 1765400000000), so the tenant's appends never wait for it.
  */
 export async function countUsageApart(tx: Tx): Promise<void> {
-  await tx.query(`SELECT set_config('app.usage_shard', (64 + floor(random() * 64))::int::text, true)`);
+  // SET LOCAL, not set_config(): Citus sends it on to the workers, where the usage triggers run. 64 texts in all.
+  await tx.query(`SET LOCAL app.usage_shard = '${64 + randomInt(64)}'`);
 }
 

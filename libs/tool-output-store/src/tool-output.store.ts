@@ -107,8 +107,9 @@ export async function attachRefs(tx: Tx, sessionId: string, uses: ReadonlyArray<
  * Finds or creates the content row of each distinct sha256. An existing row
  * is locked and touched (last_used_at), so neither a session delete nor the
  * garbage collector removes it under this transaction; `inserted` says which
- * ones need their chunks written: the rows this transaction created
- * (`created_xid`; RETURNING cannot read xmax on the partitioned table). One
+ * ones need their chunks written: the rows this statement created, which
+ * carry its random token in `created_xid` (RETURNING cannot read xmax on the
+ * partitioned table, and Citus refuses pg_current_xact_id() there). One
  * statement, so existing rows are locked before the usage trigger locks its
  * counter row.
  */
@@ -119,13 +120,13 @@ export async function upsertContents(
   // In sha256 order: two appends carrying the same outputs lock them in the same order.
   const sorted = [...contents].sort((a, b) => Buffer.compare(a.sha256, b.sha256));
   const rows = await tx.query(
-    `INSERT INTO tool_output_contents (tenant_id, sha256, byte_size, line_count, chunk_count)
-     SELECT current_tenant(), sha256, byte_size, line_count, chunk_count
+    `INSERT INTO tool_output_contents (tenant_id, sha256, byte_size, line_count, chunk_count, created_xid)
+     SELECT current_tenant(), sha256, byte_size, line_count, chunk_count, $5::xid8
        FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS t(sha256, byte_size, line_count, chunk_count, ord)
       ORDER BY ord
      ON CONFLICT (tenant_id, sha256) DO UPDATE SET last_used_at = now()
-     RETURNING content_id, sha256, created_xid = pg_current_xact_id() AS inserted`,
-    [sorted.map((c) => c.sha256), sorted.map((c) => c.byteSize), sorted.map((c) => c.lineCount), sorted.map((c) => c.chunkCount)],
+     RETURNING content_id, sha256, created_xid = $5::xid8 AS inserted`,
+    [sorted.map((c) => c.sha256), sorted.map((c) => c.byteSize), sorted.map((c) => c.lineCount), sorted.map((c) => c.chunkCount), randomBytes(8).readBigUInt64BE().toString()],
   );
   return new Map(rows.map((r) => [r.sha256.toString('hex'), { contentId: r.content_id, inserted: r.inserted }]));
 }
