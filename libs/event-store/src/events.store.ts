@@ -40,7 +40,7 @@ export function sessionLog(filter: string, order: 'ASC' | 'DESC' = 'ASC', limit 
       SELECT ${EVENT_COLUMNS}, nullif(g.origin, s.session_id) AS origin FROM session_events
        WHERE tenant_id = current_tenant() AND session_id = g.source AND seq > g.after_seq AND seq <= g.through_seq AND ${filter}
        ORDER BY seq ${order} ${limit}) e
-   WHERE s.session_id = $1`;
+   WHERE s.tenant_id = current_tenant() AND s.session_id = $1`;
 }
 
 export interface ExistingEvent {
@@ -82,8 +82,8 @@ export async function lockSessionForAppend(
   const [row] = await tx.query(
     withConfigs
       ? `SELECT s.head_seq, s.model, s.archived_at IS NOT NULL AS archived, s.lineage IS NOT NULL AS forked, s.config, t.config AS tenant_config
-           FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1 FOR UPDATE OF s`
-      : 'SELECT head_seq, model, archived_at IS NOT NULL AS archived, lineage IS NOT NULL AS forked FROM sessions WHERE session_id = $1 FOR UPDATE',
+           FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.tenant_id = current_tenant() AND s.session_id = $1 FOR UPDATE OF s`
+      : 'SELECT head_seq, model, archived_at IS NOT NULL AS archived, lineage IS NOT NULL AS forked FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1 FOR UPDATE',
     [sessionId],
   );
   if (!row) return undefined;
@@ -104,7 +104,7 @@ export async function lockSessionForAppend(
                 WHERE tenant_id = current_tenant() AND session_id = g.source AND event_id = wanted.id
                   AND seq > g.after_seq AND seq <= g.through_seq
                 LIMIT 1) e
-            WHERE s.session_id = $1 AND ($3 OR g.origin <> s.session_id)`,
+            WHERE s.tenant_id = current_tenant() AND s.session_id = $1 AND ($3 OR g.origin <> s.session_id)`,
           [sessionId, eventIds, lookup === 'log'],
         )
       : await ownEvents(tx, sessionId, eventIds);
@@ -163,9 +163,9 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
               WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
         WHERE head.seq IS NOT NULL
        RETURNING 1)
-     UPDATE sessions SET head_seq = (SELECT seq FROM head) + $7, updated_at = clock_timestamp(),
+     UPDATE sessions SET head_seq = (SELECT seq FROM head) + $7, updated_at = statement_timestamp(),
             pivot_seq = coalesce((SELECT seq FROM head) + $8, pivot_seq), covered_through_seq = coalesce($9, covered_through_seq)
-      WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $7
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND (SELECT count(*) FROM inserted) = $7
      RETURNING head_seq`,
     [
       sessionId,
@@ -192,7 +192,7 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
  * behind it). Returns the new head.
  */
 export async function insertEvents(tx: Tx, sessionId: string, headSeq: number | null, events: readonly EventRow[]): Promise<number> {
-  const [moved] = await tx.query(...insertAtHead('SELECT coalesce($10::bigint, (SELECT head_seq FROM sessions WHERE session_id = $1)) AS seq', sessionId, events, [headSeq]));
+  const [moved] = await tx.query(...insertAtHead('SELECT coalesce($10::bigint, (SELECT head_seq FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1)) AS seq', sessionId, events, [headSeq]));
   if (!moved) throw new Error(`session ${sessionId}: the events were not written at its head`);
   return moved.head_seq;
 }
@@ -217,7 +217,7 @@ export async function insertEventsIfUnchanged(tx: Tx, sessionId: string, expecte
   const [moved] = await tx.query(
     ...insertAtHead(
       `SELECT head_seq AS seq FROM sessions
-        WHERE session_id = $1 AND head_seq = $10 AND model = $11 AND date_trunc('milliseconds', created_at) = $12
+        WHERE tenant_id = current_tenant() AND session_id = $1 AND head_seq = $10 AND model = $11 AND date_trunc('milliseconds', created_at) = $12
           AND archived_at IS NULL AND lineage IS NULL
           FOR UPDATE`,
       sessionId,
@@ -300,7 +300,7 @@ export async function readEventPage(
              WHERE tenant_id = current_tenant() AND session_id = g.source AND seq > g.after_seq AND seq <= g.through_seq AND ${filter}
              ORDER BY seq LIMIT $3) e
           ORDER BY e.seq LIMIT $3) e ON true
-      WHERE s.session_id = $1
+      WHERE s.tenant_id = current_tenant() AND s.session_id = $1
       ORDER BY e.seq`,
     types ? [sessionId, afterSeq, limit, types] : [sessionId, afterSeq, limit],
   );
@@ -353,8 +353,9 @@ export async function recordToolCalls(
   if (issued.length > 0) {
     await tx.query(
       `INSERT INTO session_tool_calls (tenant_id, session_id, call_id, name, issued_seq, answered_seq)
-       SELECT current_tenant(), $1, call_id, name, seq, answered
-         FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS t(call_id, name, seq, answered)`,
+       SELECT tn.tenant_id, $1, t.call_id, t.name, t.seq, t.answered
+         FROM tenants tn, unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS t(call_id, name, seq, answered)
+        WHERE tn.tenant_id = current_tenant()`,
       [sessionId, issued.map((c) => c.callId), issued.map((c) => c.name), issued.map((c) => c.seq), issued.map((c) => answeredSeq.get(c.callId) ?? null)],
     );
   }
@@ -372,7 +373,7 @@ export async function recordToolCalls(
                     WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = t.call_id
                     LIMIT 1) k) w
         -- A tuple id names a row only within its table: the table too, should this one ever be partitioned.
-        WHERE c.tableoid = w.tbl AND c.ctid = w.row
+        WHERE c.tenant_id = current_tenant() AND c.tableoid = w.tbl AND c.ctid = w.row
        RETURNING 1`,
       [sessionId, answeredBefore.map((a) => a.callId), answeredBefore.map((a) => a.seq)],
     );
@@ -427,7 +428,7 @@ export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Pro
     `SELECT s.session_id, s.model, s.system, s.system_tokens, s.config, s.metadata, s.head_seq, s.pivot_seq,
             s.covered_through_seq, s.created_at, s.updated_at, s.archived_at, s.forked_from, s.forked_at_seq, t.config AS tenant_config,
             CASE WHEN s.compaction_running_until > now() THEN s.compaction_running_marker_seq END AS running_marker_seq
-       FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1`,
+       FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.tenant_id = current_tenant() AND s.session_id = $1`,
     [sessionId],
   );
   if (!row) return undefined;

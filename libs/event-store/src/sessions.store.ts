@@ -53,7 +53,7 @@ export async function insertSession(
 }
 
 export async function findSession(tx: Tx, sessionId: string): Promise<SessionRow | undefined> {
-  const [row] = await tx.query(`SELECT ${COLUMNS} FROM sessions WHERE session_id = $1`, [sessionId]);
+  const [row] = await tx.query(`SELECT ${COLUMNS} FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1`, [sessionId]);
   return row ? toSession(row) : undefined;
 }
 
@@ -69,7 +69,7 @@ export async function readSessionConfigs(
   sessionId: string,
 ): Promise<SessionConfigs | undefined> {
   const [row] = await tx.query(
-    'SELECT s.model, s.config, t.config AS tenant_config FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1',
+    'SELECT s.model, s.config, t.config AS tenant_config FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.tenant_id = current_tenant() AND s.session_id = $1',
     [sessionId],
   );
   return row ? { model: row.model, config: row.config, tenantConfig: row.tenant_config } : undefined;
@@ -128,10 +128,10 @@ export async function listSessions(tx: Tx, limit: number, search: SessionSearch 
  */
 export async function deleteSession(tx: Tx, sessionId: string): Promise<boolean> {
   await handOverToForks(tx, sessionId);
-  return (await tx.query('DELETE FROM sessions WHERE session_id = $1 RETURNING 1', [sessionId])).length === 1;
+  return (await tx.query('DELETE FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1 RETURNING 1', [sessionId])).length === 1;
 }
 
 /** Replaces the session's config overrides; the caller appends the session.config_changed event with it. */
 export async function updateSessionConfig(tx: Tx, sessionId: string, config: Record<string, unknown>): Promise<void> {
-  await tx.query('UPDATE sessions SET config = $2, updated_at = clock_timestamp() WHERE session_id = $1', [sessionId, config]);
+  await tx.query('UPDATE sessions SET config = $2, updated_at = statement_timestamp() WHERE tenant_id = current_tenant() AND session_id = $1', [sessionId, config]);
 }
