@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Client as Pg } from 'pg';
 import { Agent, agentSession } from '../support/agent-script';
 import { Client, expectProblem, userMessage } from '../support/client';
 import { CitusCluster, startCitusCluster } from '../support/citus';
@@ -104,10 +105,20 @@ describe('Citus: the service on a coordinator and two workers', () => {
     await a.createSession(tenant.key, { id: 'routed' });
     const plan = await cluster.sql(DB, `EXPLAIN SELECT 1 FROM sessions WHERE tenant_id = $1 AND session_id = 'routed' FOR UPDATE`, [tenant.tenantId]);
     expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Task Count: 1\b/);
-    const res = await a.append(tenant.key, 'routed', { expectedSeq: 1, events: [userMessage('one worker')] });
-    expect(res.status).toBe(201);
-    // What the coordinator committed: one worker's transaction (no two-phase commit across workers).
-    expect(await cluster.sql(DB, 'SELECT count(*)::int AS n FROM pg_dist_transaction')).toEqual([{ n: 0 }]);
+    // A transaction that committed in two phases leaves a row in pg_dist_transaction per worker it wrote on,
+    // its gid citus_<group>_<pid>_<transaction>_<connection>: every append's transaction names one worker.
+    const prepared = async () => (await cluster.sql(DB, 'SELECT groupid, gid FROM pg_dist_transaction')) as Array<{ groupid: number; gid: string }>;
+    const before = new Set((await prepared()).map((r) => r.gid));
+    for (let i = 0; i < 5; i++) {
+      const res = await a.append(tenant.key, 'routed', { expectedSeq: 1 + i, events: [userMessage(`one worker ${i}`)] });
+      expect(res.status).toBe(201);
+    }
+    const workersOf = new Map<string, Set<number>>();
+    for (const { groupid, gid } of (await prepared()).filter((r) => !before.has(r.gid))) {
+      const transaction = gid.split('_').slice(0, 4).join('_');
+      workersOf.set(transaction, (workersOf.get(transaction) ?? new Set()).add(groupid));
+    }
+    expect([...workersOf.values()].filter((groups) => groups.size > 1)).toEqual([]);
   });
 
   it('appends with expectedSeq from both APIs: every acknowledged event once, seqs gap-free, on both workers', async () => {
@@ -175,9 +186,29 @@ describe('Citus: the service on a coordinator and two workers', () => {
         }
         await agent.expectValidForProviders();
       }
-      const pruned = await a.request('POST', `${agents[0].path}/prune`, { key: tenant.key, body: { wait: true } });
-      expect(pruned.status).toBe(200);
-      expect(['pruned', 'nothing_to_prune', 'idle']).toContain(pruned.body.prune.status);
+      // OpenCode's prune: a long output three user turns back is cleared once, whichever API and worker run it.
+      const id = `prune-${tenant.worker}`;
+      await a.createSession(tenant.key, { id, model: 'gpt-4.1', config: { preset: 'opencode', toolOutput: { enabled: false } } });
+      const answer = { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'text', text: 'Done.' }] } } };
+      const appended = await a.append(tenant.key, id, {
+        events: [
+          userMessage('Turn 1: read the build log'),
+          { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: 'log', name: 'bash', input: { command: 'cat build.log' } }] } } },
+          { type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'log', name: 'bash', output: 'x'.repeat(200_000) }] } } },
+          answer,
+          userMessage('Turn 2'),
+          answer,
+          userMessage('Turn 3'),
+          answer,
+        ],
+      });
+      expect(appended.status).toBe(201);
+      const runs = await Promise.all([a, b].map((client) => client.request('POST', `/v1/sessions/${id}/prune`, { key: tenant.key, body: { wait: true } })));
+      expect(runs.map((r) => r.status)).toEqual([200, 200]);
+      expect(runs.map((r) => r.body.prune.status)).toContain('pruned');
+      expect((await a.allEvents(tenant.key, id)).filter((e) => e.type === 'tool_outputs.pruned')).toHaveLength(1);
+      const context = await a.request('GET', `/v1/sessions/${id}/context?format=anthropic`, { key: tenant.key });
+      expect(context.text).toContain('[Old tool result content cleared');
     }
   });
 
@@ -233,18 +264,17 @@ describe('Citus: the service on a coordinator and two workers', () => {
     const listed = await b.request('GET', '/v1/sessions?limit=200', { key: two.key });
     expect(listed.body.sessions.map((s: any) => s.id)).not.toContain('private');
 
-    // On the worker that holds tenant one's shard, as the runtime role: no tenant set, or tenant two, sees none of its rows.
+    // On the worker that holds tenant one's shards, as the runtime role, each shard of the log read directly:
+    // with no tenant set, or tenant two, row-level security shows none of tenant one's rows.
+    const shards = await cluster.sql(DB, `SELECT shard_name FROM citus_shards WHERE table_name = 'session_events'::regclass AND nodeport = $1`, [one.worker]);
     const shardRows = async (tenantId: string | null) => {
-      const { Client: Pg } = await import('pg');
       const client = new Pg({ connectionString: `postgres://session_store_app@127.0.0.1:${one.worker}/${DB}` });
       await client.connect();
       try {
         await client.query('BEGIN');
         if (tenantId) await client.query(`SET LOCAL app.tenant_id = '${tenantId}'`);
-        await client.query('SET LOCAL citus.override_table_visibility = off');
-        const shards = await client.query(`SELECT relname FROM pg_class WHERE relname LIKE 'session\\_events\\_p%\\_%' AND relkind = 'r'`);
         let rows = 0;
-        for (const { relname } of shards.rows) rows += (await client.query(`SELECT count(*)::int AS n FROM ${relname} WHERE session_id = 'private'`)).rows[0].n;
+        for (const { shard_name } of shards) rows += (await client.query(`SELECT count(*)::int AS n FROM ${shard_name} WHERE session_id = 'private'`)).rows[0].n;
         await client.query('ROLLBACK');
         return rows;
       } finally {
@@ -273,7 +303,7 @@ describe('Citus: the service on a coordinator and two workers', () => {
       [victim.tenantId],
     );
     expect(left).toEqual([{ n: 0 }]);
-    expectProblem(await a.request('GET', '/v1/sessions/doomed', { key: victim.key }), 401, 'unauthorized');
+    expectProblem(await a.request('GET', '/v1/sessions/doomed', { key: victim.key }), 401, 'invalid_api_key');
     expect(await cluster.sql(DB, 'SELECT count(*)::int AS n FROM sessions WHERE tenant_id = $1', [survivor.tenantId])).toEqual(before);
   });
 });

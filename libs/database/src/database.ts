@@ -12,6 +12,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The queries a use case runs inside one tenant transaction. */
 export interface Tx {
   query<R extends QueryResultRow = Record<string, any>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** On a Citus coordinator (DATABASE_DISTRIBUTION=citus): the few statements Citus would spread over workers are written otherwise there. */
+  readonly citus?: boolean;
 }
 
 /** How long a request may wait for a pooled connection. */
@@ -66,6 +68,7 @@ const routedTexts = new Map<string, string>();
  */
 function routedTx(tx: Tx, tenantId: string): Tx {
   return {
+    citus: true,
     query: (sql, params = []) => {
       if (!sql.includes('current_tenant()')) return tx.query(sql, params);
       const key = `${params.length}:${sql}`;
