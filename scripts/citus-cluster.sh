@@ -47,30 +47,34 @@ ensure_build_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" >/dev/null
 }
 
-# Builds once per PostgreSQL server version into the cache; `make install` from there on later runs.
+# Builds once per PostgreSQL server version in the cache, in place (configure records the tree's path, so a
+# moved tree cannot install), and installs from there; `.built` marks a finished build. flock: one build at a time.
 install_citus() {
   installed && return
-  local server tree tmp
+  local server tree
   server=$(pg_config --version | awk '{print $2}')
   tree=$CACHE/citus-$CITUS_VERSION-pg$server
-  if [ ! -f "$tree/src/backend/distributed/citus.so" ]; then
+  mkdir -p "$CACHE"
+  exec 9>"$CACHE/citus.lock"
+  flock 9
+  if [ ! -f "$tree/.built" ]; then
     [ -f "$VENDOR/citus-$CITUS_VERSION.tar.gz" ] || fail "no $VENDOR/citus-$CITUS_VERSION.tar.gz to build Citus from"
     ensure_build_packages
-    echo "--- building Citus $CITUS_VERSION for PostgreSQL $server (about a minute) under $tree" >&2
-    mkdir -p "$CACHE"
-    tmp=$(mktemp -d "$CACHE/.citus-build.XXXXXX")
-    tar xzf "$VENDOR/citus-$CITUS_VERSION.tar.gz" -C "$tmp" --strip-components=1
-    (
-      cd "$tmp"
-      patch -p1 -s < "$VENDOR/citus-$CITUS_VERSION-pg15.20.patch"
-      ./configure >"$tmp/build.log" 2>&1 && make -j"$(nproc)" >>"$tmp/build.log" 2>&1
-    ) || { tail -n 30 "$tmp/build.log" >&2; fail "Citus $CITUS_VERSION did not build (log above, tree kept in $tmp)"; }
+    echo "--- building Citus $CITUS_VERSION for PostgreSQL $server (about a minute on 2 idle cores) in $tree" >&2
     rm -rf "$tree"
-    mv "$tmp" "$tree"
+    mkdir -p "$tree"
+    tar xzf "$VENDOR/citus-$CITUS_VERSION.tar.gz" -C "$tree" --strip-components=1
+    (
+      cd "$tree"
+      patch -p1 -s < "$VENDOR/citus-$CITUS_VERSION-pg15.20.patch"
+      ./configure >"$tree/build.log" 2>&1 && make -j"$(nproc)" >>"$tree/build.log" 2>&1
+    ) || { tail -n 30 "$tree/build.log" >&2; fail "Citus $CITUS_VERSION did not build (log above, whole log in $tree/build.log)"; }
+    touch "$tree/.built"
   fi
   echo "--- installing Citus $CITUS_VERSION from $tree" >&2
-  make -C "$tree" install >/dev/null 2>"$tree/install.log" || { cat "$tree/install.log" >&2; fail "Citus $CITUS_VERSION did not install"; }
+  make -C "$tree" install >"$tree/install.log" 2>&1 || { tail -n 30 "$tree/install.log" >&2; fail "Citus $CITUS_VERSION did not install (log above)"; }
   installed || fail "Citus installed, but $(pg_config --pkglibdir)/citus.so or its control file is missing"
+  exec 9>&-
 }
 
 free_port() {
