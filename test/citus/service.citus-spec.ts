@@ -4,7 +4,7 @@ import { Agent, agentSession } from '../support/agent-script';
 import { Client, expectProblem, userMessage } from '../support/client';
 import { CitusCluster, startCitusCluster } from '../support/citus';
 import { ADMIN_TOKEN, REDIS_URL } from '../support/env';
-import { freePort, ProcessHandle, startProcess, waitFor } from '../support/service';
+import { exited, freePort, ProcessHandle, startProcess, waitFor } from '../support/service';
 
 const FORMATS = ['neutral', 'openai', 'openai-responses', 'anthropic', 'ai-sdk'] as const;
 const DB = 'session_store';
@@ -98,6 +98,14 @@ describe('Citus: the service on a coordinator and two workers', () => {
     expect(tables[0].partmethod).toBe('h');
     const nodes = await cluster.sql(DB, `SELECT DISTINCT nodeport FROM citus_shards WHERE table_name = 'session_events_p0'::regclass`);
     expect(nodes.map((n) => n.nodeport).sort()).toEqual([...cluster.workerPorts()].sort());
+  });
+
+  it('refuses to start on a database of the coordinator without the citus extension, before migrating it', async () => {
+    const api = startProcess('api', { ...env, DATABASE_URL: env.DATABASE_URL.replace(/\/session_store$/, '/no_citus'), PORT: String(await freePort()) });
+    await exited(api.child);
+    expect(api.child.exitCode).not.toBe(0);
+    expect(api.output()).toContain('DATABASE_DISTRIBUTION=citus, but this database has no citus extension');
+    expect(await cluster.sql('no_citus', `SELECT to_regclass('schema_migrations') AS migrations`)).toEqual([{ migrations: null }]);
   });
 
   it('an append is one transaction on one worker: the statements of a tenant are routed, not fanned out', async () => {

@@ -32,16 +32,7 @@ interface TableRow {
  * 1765800000000 made them safe there (each upserts the co-located
  * tenant_usage shard).
  */
-export async function distributeOnCitus(owner: Client, settings: CitusSettings): Promise<string[]> {
-  const { rows: extension } = await owner.query(`SELECT extversion FROM pg_extension WHERE extname = 'citus'`);
-  if (extension.length === 0) {
-    throw new Error('DATABASE_DISTRIBUTION=citus, but this database has no citus extension: CREATE EXTENSION citus on the coordinator and every worker, and register the workers (citus_add_node)');
-  }
-  const { rows: workers } = await owner.query(`SELECT count(*)::int AS n FROM citus_get_active_worker_nodes()`);
-  const { rows: coordinatorShards } = await owner.query(`SELECT count(*)::int AS n FROM pg_dist_node WHERE groupid = 0 AND shouldhaveshards`);
-  if (workers[0].n === 0 && coordinatorShards[0].n === 0) {
-    throw new Error('DATABASE_DISTRIBUTION=citus, but the coordinator has no worker to place shards on: register the workers with citus_add_node');
-  }
+export async function distributeOnCitus(owner: Client, settings: CitusSettings): Promise<void> {
   const { rows } = await owner.query<TableRow>(
     `SELECT c.relname AS table,
             EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped) AS tenant,
@@ -52,7 +43,6 @@ export async function distributeOnCitus(owner: Client, settings: CitusSettings):
         AND NOT EXISTS (SELECT 1 FROM pg_dist_partition d WHERE d.logicalrelid = c.oid)`,
   );
   const pending = new Map(rows.filter((r) => !COORDINATOR_ONLY.has(r.table)).map((r) => [r.table, r]));
-  const done: string[] = [];
   await owner.query('BEGIN');
   try {
     await owner.query(`SET LOCAL citus.shard_count = ${Number(settings.shardCount)}`);
@@ -71,12 +61,26 @@ export async function distributeOnCitus(owner: Client, settings: CitusSettings):
         await owner.query(`SELECT create_distributed_table($1, 'tenant_id', colocate_with => $2)`, [next.table, ANCHOR]);
       }
       pending.delete(next.table);
-      done.push(next.table);
     }
     await owner.query('COMMIT');
   } catch (error) {
     await owner.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
-  return done;
+}
+
+/**
+ * DATABASE_DISTRIBUTION=citus on a database that is no Citus coordinator
+ * ready to hold shards: refused before any migration runs there.
+ */
+export async function requireCitus(owner: Client): Promise<void> {
+  const { rows: extension } = await owner.query(`SELECT extversion FROM pg_extension WHERE extname = 'citus'`);
+  if (extension.length === 0) {
+    throw new Error('DATABASE_DISTRIBUTION=citus, but this database has no citus extension: CREATE EXTENSION citus on the coordinator and every worker, and register the workers (citus_add_node)');
+  }
+  const { rows: workers } = await owner.query(`SELECT count(*)::int AS n FROM citus_get_active_worker_nodes()`);
+  const { rows: coordinatorShards } = await owner.query(`SELECT count(*)::int AS n FROM pg_dist_node WHERE groupid = 0 AND shouldhaveshards`);
+  if (workers[0].n === 0 && coordinatorShards[0].n === 0) {
+    throw new Error('DATABASE_DISTRIBUTION=citus, but the coordinator has no worker to place shards on: register the workers with citus_add_node');
+  }
 }

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { CitusSettings } from '@app/config';
 import { MIGRATIONS } from '../../../migrations';
-import { distributeOnCitus } from './citus';
+import { distributeOnCitus, requireCitus } from './citus';
 
 // Any constant shared by every process that migrates this database.
 const MIGRATION_LOCK_KEY = 7_461_001;
@@ -45,6 +45,7 @@ export async function runMigrations(
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    if (citus) await requireCitus(lock);
     const dataSource = new DataSource({
       type: 'postgres',
       url: ownerUrl,
