@@ -114,7 +114,7 @@ EOF
 
 psql_at() { local port=$1 db=$2; shift 2; psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres -d "$db" "$@"; }
 
-# add_to_database PORT DB: DB on that node with the extension.
+# prepare_node_database PORT DB: DB on that node, with the extension.
 prepare_node_database() {
   local port=$1 db=$2
   if [ "$(psql_at "$port" postgres -Atc "SELECT count(*) FROM pg_database WHERE datname = '$db'")" = 0 ]; then
