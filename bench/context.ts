@@ -26,6 +26,7 @@
  *
  *   npm run build && npm run bench:context
  *   BENCH_URL=http://127.0.0.1:3400 DATABASE_URL=postgres://postgres@127.0.0.1:5432/session_store node dist/bench/context.js
+ *   (add DATABASE_DISTRIBUTION=citus against a Citus coordinator, as for the API)
  */
 import os from 'node:os';
 import { createHash } from 'node:crypto';
@@ -184,7 +185,7 @@ async function fillSession(owner: Client, tenantId: string, sessionId: string, n
     await flush();
     if (head !== n) throw new Error(`session ${sessionId}: wrote up to seq ${head}, expected ${n}`);
     await owner.query(
-      `UPDATE sessions SET head_seq = $3, pivot_seq = $4, covered_through_seq = $5, updated_at = clock_timestamp()
+      `UPDATE sessions SET head_seq = $3, pivot_seq = $4, covered_through_seq = $5, updated_at = statement_timestamp()
         WHERE tenant_id = $1 AND session_id = $2`,
       [tenantId, sessionId, n, n - WINDOW, n - WINDOW - 1],
     );
@@ -211,7 +212,7 @@ async function main(): Promise<void> {
   const [{ shared_buffers: sharedBuffers }] = (await owner.query('SHOW shared_buffers')).rows;
 
   const { tenantId, key } = await createScratchTenant(client, 'bench-context');
-  const db = new Database(OWNER_URL, 2, 'bench-context-breakdown');
+  const db = new Database(OWNER_URL, 2, 'bench-context-breakdown', process.env.DATABASE_DISTRIBUTION === 'citus');
 
   try {
     const load = () => os.loadavg().map((x) => f(x)).join(' ');

@@ -17,6 +17,7 @@ import { UsageShardPerTransaction1765400000000 } from './1765400000000-usage-sha
 import { EventDataLz41765500000000 } from './1765500000000-event-data-lz4';
 import { ToolOutputsStoredOnce1765600000000 } from './1765600000000-tool-outputs-stored-once';
 import { LogSearch1765700000000 } from './1765700000000-log-search';
+import { UsageCountersByRow1765800000000 } from './1765800000000-usage-counters-by-row';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   EventDataLz41765500000000,
   ToolOutputsStoredOnce1765600000000,
   LogSearch1765700000000,
+  UsageCountersByRow1765800000000,
 ];

@@ -68,7 +68,7 @@ describe('partitioned log: the migration on a populated database', () => {
     await admin.query(`CREATE DATABASE "${name}"`);
     const upTo = MIGRATIONS.indexOf(PartitionedLog1765200000000);
     expect(upTo).toBeGreaterThan(0);
-    await runMigrations(url, MIGRATIONS.slice(0, upTo));
+    await runMigrations(url, { migrations: MIGRATIONS.slice(0, upTo) });
     owner = await connectAs(url);
 
     // Two tenants, three sessions each, 200 events per session, and tool outputs with chunks and refs.

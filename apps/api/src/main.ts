@@ -29,8 +29,8 @@ void runProcess({
   logger,
   shutdownTimeoutMs: config.shutdownTimeoutMs,
   start: async () => {
-    const { ownerUrl, appUrl } = config.database;
-    await prepareDatabase(ownerUrl);
+    const { appUrl } = config.database;
+    await prepareDatabase(config.database);
     const app = await createApiApp(config, logger);
     await requireService('APP_DATABASE_URL', 'PostgreSQL', appUrl, 5432, () => app.get(Database).ping());
     // Appends work without Redis (jobs wait in the outbox), so an unreachable Redis is a warning here, not a failure.

@@ -10,7 +10,7 @@ void runProcess({
   logger,
   shutdownTimeoutMs: config.shutdownTimeoutMs,
   start: async () => {
-    const applied = await prepareDatabase(config.database.ownerUrl);
+    const applied = await prepareDatabase(config.database);
     logger.info({ applied }, applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
     process.exit(0);
   },

@@ -78,7 +78,7 @@ void runProcess({
   logger,
   shutdownTimeoutMs: config.shutdownTimeoutMs + SUPERVISOR_MARGIN_MS,
   start: async () => {
-    await prepareDatabase(config.database.ownerUrl);
+    await prepareDatabase(config.database);
     const dist = join(__dirname, '..', '..');
     const children = ['api', 'worker'].map((name) => new Supervised(name, join(dist, name, 'src', 'main.js')));
     for (const child of children) child.start();

@@ -14,8 +14,7 @@ void runProcess({
   logger,
   shutdownTimeoutMs: config.shutdownTimeoutMs,
   start: async () => {
-    const { ownerUrl } = config.database;
-    await prepareDatabase(ownerUrl);
+    await prepareDatabase(config.database);
     // A worker can do nothing without Redis: refuse to start rather than sit there silently.
     const redis = await probeRedis(config.redis);
     if (redis) throw new StartupError(`${redisVariable(config.redis)}: cannot use Redis at ${redis.endpoint}: ${redis.cause}`);

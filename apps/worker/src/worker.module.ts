@@ -25,8 +25,8 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule],
       providers: [
-        { provide: SWEEPER_DB, useFactory: () => new Database(config.database.sweeperUrl, 2, 'session-store-sweeper') },
-        { provide: GC_DB, useFactory: () => new Database(config.database.gcUrl, 2, 'session-store-gc') },
+        { provide: SWEEPER_DB, useFactory: () => new Database(config.database.sweeperUrl, 2, 'session-store-sweeper', config.database.citus !== null) },
+        { provide: GC_DB, useFactory: () => new Database(config.database.gcUrl, 2, 'session-store-gc', config.database.citus !== null) },
         ToolOutputGc,
         { provide: CLOCK, useValue: () => new Date() },
         SessionRetention,

@@ -1,7 +1,7 @@
 /** The typed configuration the rest of the code receives; nothing else reads process.env. */
 export interface AppConfig {
   env: 'development' | 'production' | 'test';
-  database: { ownerUrl: string; appUrl: string; readUrl: string | null; sweeperUrl: string; gcUrl: string; poolSize: number };
+  database: { ownerUrl: string; appUrl: string; readUrl: string | null; sweeperUrl: string; gcUrl: string; poolSize: number; citus: CitusSettings | null };
   redis: RedisSettings;
   http: { host: string; port: number; maxBodyBytes: number; maxJsonDepth: number; requestTimeoutMs: number; headersTimeoutMs: number };
   adminToken: string;
@@ -33,6 +33,12 @@ export interface AppConfig {
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** DATABASE_DISTRIBUTION=citus: the database is a Citus coordinator (docs/scaling.md); null on plain PostgreSQL. */
+export interface CitusSettings {
+  /** Shards of each table distributed from now on. */
+  shardCount: number;
+}
 
 /** Where Redis is and how keys are named there. */
 export interface RedisSettings {

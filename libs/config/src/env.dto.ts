@@ -90,6 +90,17 @@ export class EnvDto {
   @Transform(toInt) @IsInt() @Min(1) @Max(200)
   DB_POOL_SIZE = 10;
 
+  /**
+   * `citus`: DATABASE_URL is a Citus coordinator. After the migrations, the per-tenant tables are distributed by
+   * tenant_id (co-located), and tenant statements bind the tenant id so that Citus routes each to one worker.
+   */
+  @IsIn(['postgres', 'citus'])
+  DATABASE_DISTRIBUTION: 'postgres' | 'citus' = 'postgres';
+
+  /** Shards per distributed table on Citus (tables distributed earlier keep theirs); a few per worker core leaves room to rebalance. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1024)
+  CITUS_SHARD_COUNT = 32;
+
   /** JSON request bodies, measured after gzip/deflate inflation. */
   @Transform(toInt) @IsInt() @Min(1024)
   MAX_BODY_BYTES = 8 * 1024 * 1024;

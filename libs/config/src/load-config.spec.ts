@@ -29,3 +29,15 @@ describe('loadConfig: secrets', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short' }, false)).toThrow(/METRICS_TOKEN/);
   });
 });
+
+describe('loadConfig: database distribution', () => {
+  it('is plain PostgreSQL unless DATABASE_DISTRIBUTION=citus', () => {
+    expect(loadConfig({}, false).database.citus).toBeNull();
+    expect(loadConfig({ DATABASE_DISTRIBUTION: 'citus' }, false).database.citus).toEqual({ shardCount: 32 });
+    expect(loadConfig({ DATABASE_DISTRIBUTION: 'citus', CITUS_SHARD_COUNT: '8' }, false).database.citus).toEqual({ shardCount: 8 });
+  });
+
+  it.each([{ DATABASE_DISTRIBUTION: 'cockroach' }, { CITUS_SHARD_COUNT: '0' }, { CITUS_SHARD_COUNT: 'many' }])('refuses %j, naming the variable', (env) => {
+    expect(() => loadConfig(env, false)).toThrow(new RegExp(Object.keys(env)[0]));
+  });
+});

@@ -67,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, isTerminal = pr
       sweeperUrl: dto.SWEEPER_DATABASE_URL ?? withUser(dto.DATABASE_URL, SWEEPER_ROLE),
       gcUrl: dto.GC_DATABASE_URL ?? withUser(dto.DATABASE_URL, GC_ROLE),
       poolSize: dto.DB_POOL_SIZE,
+      citus: dto.DATABASE_DISTRIBUTION === 'citus' ? { shardCount: dto.CITUS_SHARD_COUNT } : null,
     },
     redis: {
       url: dto.REDIS_URL,

@@ -10,13 +10,13 @@ import { ReadDatabase } from './read-database';
     {
       provide: Database,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new Database(config.database.appUrl, config.database.poolSize, 'session-store'),
+      useFactory: (config: AppConfig) => new Database(config.database.appUrl, config.database.poolSize, 'session-store', config.database.citus !== null),
     },
     {
       provide: ReadDatabase,
       inject: [APP_CONFIG, Database],
       useFactory: (config: AppConfig, primary: Database) =>
-        new ReadDatabase(primary, config.database.readUrl ? new Database(config.database.readUrl, config.database.poolSize, 'session-store-reads') : null),
+        new ReadDatabase(primary, config.database.readUrl ? new Database(config.database.readUrl, config.database.poolSize, 'session-store-reads', config.database.citus !== null) : null),
     },
   ],
   exports: [Database, ReadDatabase],

@@ -12,6 +12,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The queries a use case runs inside one tenant transaction. */
 export interface Tx {
   query<R extends QueryResultRow = Record<string, any>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** On a Citus coordinator (DATABASE_DISTRIBUTION=citus): the few statements Citus would spread over workers are written otherwise there. */
+  readonly citus?: boolean;
 }
 
 /** How long a request may wait for a pooled connection. */
@@ -36,15 +38,44 @@ function statementName(sql: string): string {
   return name;
 }
 
+/**
+ * On a Citus coordinator, SET LOCAL commands (app.tenant_id, app.admin, app.usage_shard) are sent on to
+ * the workers too, where the shards' row-level security policies read them; set_config() is not.
+ */
+const CITUS_BEGIN = `BEGIN; SET LOCAL citus.propagate_set_commands = 'local'`;
+
 /** BEGIN with app.tenant_id set transaction-locally, in one message; the id is inlined, so it must be a checked UUID. */
-function tenantBegin(tenantId: string): string {
+function tenantBegin(tenantId: string, citus: boolean): string {
   if (!UUID.test(tenantId)) throw new Error('a tenant transaction needs a UUID tenant id');
-  return `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`;
+  return `${citus ? CITUS_BEGIN : 'BEGIN'}; SET LOCAL app.tenant_id = '${tenantId}'`;
 }
 
 function txOf(client: PoolClient): Tx {
   return {
     query: async (sql, params) => (await client.query({ name: statementName(sql), text: sql, values: (params ?? []) as unknown[] })).rows,
+  };
+}
+
+const routedTexts = new Map<string, string>();
+
+/**
+ * Citus routes a statement to one worker only when it can compute the
+ * distribution column's value before execution: from a constant or a bound
+ * parameter, not from `current_tenant()` (a setting read on the worker). So
+ * on Citus every `current_tenant()` of a tenant statement becomes one more
+ * parameter bound to the transaction's tenant; row-level security still
+ * checks the same tenant on the worker, so a wrong binding finds nothing.
+ */
+function routedTx(tx: Tx, tenantId: string): Tx {
+  return {
+    citus: true,
+    query: (sql, params = []) => {
+      if (!sql.includes('current_tenant()')) return tx.query(sql, params);
+      const key = `${params.length}:${sql}`;
+      let text = routedTexts.get(key);
+      if (!text) routedTexts.set(key, (text = sql.replaceAll('current_tenant()', `$${params.length + 1}::uuid`)));
+      return tx.query(text, [...params, tenantId]);
+    },
   };
 }
 
@@ -146,7 +177,13 @@ export class Database {
   readonly pool: Pool;
   private tenantSlots: TenantSlots | undefined;
 
-  constructor(url: string, poolSize: number, applicationName: string) {
+  /** `citus`: the database is a Citus coordinator (DATABASE_DISTRIBUTION=citus). */
+  constructor(
+    url: string,
+    poolSize: number,
+    applicationName: string,
+    private readonly citus = false,
+  ) {
     this.pool = new Pool({
       connectionString: url,
       max: poolSize,
@@ -176,7 +213,7 @@ export class Database {
   }
 
   async tenantTx<T>(tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId), work, 'await'));
+    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId, this.citus), this.routed(tenantId, work), 'await'));
   }
 
   /**
@@ -185,7 +222,7 @@ export class Database {
    * connection goes back to the pool when COMMIT completes).
    */
   async tenantRead<T>(tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId), work, 'background'));
+    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId, this.citus), this.routed(tenantId, work), 'background'));
   }
 
   /**
@@ -198,12 +235,16 @@ export class Database {
    * later is refused.
    */
   async tenantOneTrip<T>(tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId), work, 'pipelined'));
+    return this.withTenantSlot(tenantId, () => this.transaction(tenantBegin(tenantId, this.citus), this.routed(tenantId, work), 'pipelined'));
   }
 
   /** A transaction with no tenant set: every tenant table reads as empty. */
   async systemTx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.transaction('BEGIN', work, 'await');
+    return this.transaction(this.citus ? CITUS_BEGIN : 'BEGIN', work, 'await');
+  }
+
+  private routed<T>(tenantId: string, work: (tx: Tx) => Promise<T>): (tx: Tx) => Promise<T> {
+    return this.citus ? (tx) => work(routedTx(tx, tenantId)) : work;
   }
 
   private async withTenantSlot<T>(tenantId: string, run: () => Promise<T>): Promise<T> {

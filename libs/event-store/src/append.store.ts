@@ -43,8 +43,8 @@ export async function lockSessionForAppend(
   const [row] = await tx.query(
     withConfigs
       ? `SELECT s.head_seq, s.model, s.archived_at IS NOT NULL AS archived, s.lineage IS NOT NULL AS forked, s.config, t.config AS tenant_config
-           FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1 FOR UPDATE OF s`
-      : 'SELECT head_seq, model, archived_at IS NOT NULL AS archived, lineage IS NOT NULL AS forked FROM sessions WHERE session_id = $1 FOR UPDATE',
+           FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.tenant_id = current_tenant() AND s.session_id = $1 FOR UPDATE OF s`
+      : 'SELECT head_seq, model, archived_at IS NOT NULL AS archived, lineage IS NOT NULL AS forked FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1 FOR UPDATE',
     [sessionId],
   );
   if (!row) return undefined;
@@ -65,7 +65,7 @@ export async function lockSessionForAppend(
                 WHERE tenant_id = current_tenant() AND session_id = g.source AND event_id = wanted.id
                   AND seq > g.after_seq AND seq <= g.through_seq
                 LIMIT 1) e
-            WHERE s.session_id = $1 AND ($3 OR g.origin <> s.session_id)`,
+            WHERE s.tenant_id = current_tenant() AND s.session_id = $1 AND ($3 OR g.origin <> s.session_id)`,
           [sessionId, eventIds, lookup === 'log'],
         )
       : await ownEvents(tx, sessionId, eventIds);
@@ -93,9 +93,11 @@ export async function ownEvents(tx: Tx, sessionId: string, eventIds: readonly st
 
 /** The insert hit an event id the session already holds (a retry, or a reused id). */
 export function isDuplicateEventId(error: unknown): boolean {
-  const e = error as { code?: string; constraint?: string };
-  // On the partitioned log (migration 1765200000000) the partition's index reports the violation.
-  return e?.code === '23505' && /^session_events(_p\d+)?_tenant_id_session_id_event_id_key$/.test(e.constraint ?? '');
+  const e = error as { code?: string; constraint?: string; message?: string };
+  // Citus relays a worker's error without the constraint field: its name is then in the message.
+  const constraint = e?.constraint ?? /unique constraint "([^"]+)"/.exec(e?.message ?? '')?.[1] ?? '';
+  // On the partitioned log (migration 1765200000000) the partition's index reports the violation; on Citus, the shard's (its id appended).
+  return e?.code === '23505' && /^session_events(_p\d+)?_tenant_id_session_id_event_id_key(_\d+)?$/.test(constraint);
 }
 
 
@@ -107,9 +109,7 @@ type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
  * parameters after $8..$10 are the head query's own.
  */
 function insertAtHead(head: string, sessionId: string, events: readonly EventRow[], headParams: unknown[]): [string, unknown[]] {
-  // Client events passed the append's schemas; what the service writes itself meets the same published ones, or is not written.
-  for (const [i, { event }] of events.entries()) if (!CLIENT_EVENT_TYPES.includes(event.type)) assertStoredEventData(event.type, event.data, `$[${i}].data`);
-  const pivot = pivotMovedBy(events.map((e) => e.event));
+  const pivot = checkedPivot(events);
   return [
     `WITH head AS (${head}),
      inserted AS (
@@ -119,9 +119,9 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
               WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
         WHERE head.seq IS NOT NULL
        RETURNING 1)
-     UPDATE sessions SET head_seq = (SELECT seq FROM head) + $7, updated_at = clock_timestamp(),
+     UPDATE sessions SET head_seq = (SELECT seq FROM head) + $7, updated_at = statement_timestamp(),
             pivot_seq = coalesce((SELECT seq FROM head) + $8, pivot_seq), covered_through_seq = coalesce($9, covered_through_seq)
-      WHERE session_id = $1 AND (SELECT count(*) FROM inserted) = $7
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND (SELECT count(*) FROM inserted) = $7
      RETURNING head_seq`,
     [
       sessionId,
@@ -139,6 +139,70 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
   ];
 }
 
+/** Checks what the service writes itself; returns where a compaction.completed among the events moves the pivot (pivotMovedBy). */
+function checkedPivot(events: readonly EventRow[]): { offset: number; coveredThroughSeq: number } | null {
+  // Client events passed the append's schemas; what the service writes itself meets the same published ones, or is not written.
+  for (const [i, { event }] of events.entries()) if (!CLIENT_EVENT_TYPES.includes(event.type)) assertStoredEventData(event.type, event.data, `$[${i}].data`);
+  return pivotMovedBy(events.map((e) => e.event));
+}
+
+/**
+ * The session row a write at the head applies to: `condition` on its
+ * columns (parameters from $2, `params`) and the head it writes after
+ * (`head`, an expression on its columns and those parameters).
+ */
+interface HeadRow {
+  condition: string;
+  head: string;
+  params: unknown[];
+}
+
+/**
+ * insertAtHead on a Citus coordinator, as separate statements. Citus runs
+ * the single statement's INSERT … SELECT from a CTE by broadcasting the
+ * CTE's result to every worker, which makes each append a two-phase commit
+ * across all of them; these statements each name the tenant's row, so every
+ * one is routed to the tenant's worker over one connection (a one-worker
+ * commit). Sent together, without waiting: `lock` first (when the caller
+ * holds no lock yet), then the rows, read from the session row itself so
+ * they are written only when `row.condition` holds, then the head moves
+ * under the same condition. Undefined when nothing was written. The
+ * events' time is the statement's, given explicitly: Citus runs an
+ * INSERT … SELECT on the worker only when no column takes a volatile
+ * default (created_at's clock_timestamp()), so a batch's events share one
+ * time here.
+ */
+function insertAtHeadOnCitus(tx: Tx, sessionId: string, events: readonly EventRow[], row: HeadRow, lock: boolean): Promise<number | undefined> {
+  const pivot = checkedPivot(events);
+  const at = (i: number) => `$${row.params.length + 2 + i}`;
+  const where = `tenant_id = current_tenant() AND session_id = $1 AND ${row.condition}`;
+  const locked = lock ? tx.query(`SELECT 1 FROM sessions WHERE ${where} FOR UPDATE`, [sessionId, ...row.params]) : undefined;
+  const inserted = tx.query(
+    `INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash, created_at)
+     SELECT tenant_id, session_id, ${row.head} + t.ord, t.id, t.type, t.data, t.tokens, t.hash, statement_timestamp()
+       FROM sessions, ROWS FROM (unnest(${at(0)}::text[]), unnest(${at(1)}::text[]), jsonb_array_elements(${at(2)}::jsonb), unnest(${at(3)}::int[]), unnest(${at(4)}::bytea[]))
+            WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
+      WHERE ${where}`,
+    [
+      sessionId,
+      ...row.params,
+      events.map((e) => e.event.id),
+      events.map((e) => e.event.type),
+      JSON.stringify(events.map((e) => e.event.data)),
+      events.map((e) => e.tokens),
+      events.map((e) => e.payloadHash),
+    ],
+  );
+  const moved = tx.query(
+    `UPDATE sessions SET head_seq = ${row.head} + ${at(0)}::int, updated_at = statement_timestamp(),
+            pivot_seq = coalesce(${row.head} + ${at(1)}::int, pivot_seq), covered_through_seq = coalesce(${at(2)}::bigint, covered_through_seq)
+      WHERE ${where}
+     RETURNING head_seq`,
+    [sessionId, ...row.params, events.length, pivot?.offset ?? null, pivot?.coveredThroughSeq ?? null],
+  );
+  return Promise.all([locked, inserted, moved]).then(([, , [head]]) => head?.head_seq);
+}
+
 /**
  * Writes events at head+1.. and moves the head in one statement; a
  * compaction.completed among them moves the pivot the context read starts
@@ -148,9 +212,11 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
  * behind it). Returns the new head.
  */
 export async function insertEvents(tx: Tx, sessionId: string, headSeq: number | null, events: readonly EventRow[]): Promise<number> {
-  const [moved] = await tx.query(...insertAtHead('SELECT coalesce($10::bigint, (SELECT head_seq FROM sessions WHERE session_id = $1)) AS seq', sessionId, events, [headSeq]));
-  if (!moved) throw new Error(`session ${sessionId}: the events were not written at its head`);
-  return moved.head_seq;
+  const moved = tx.citus
+    ? await insertAtHeadOnCitus(tx, sessionId, events, { condition: 'true', head: 'coalesce($2::bigint, head_seq)', params: [headSeq] }, false)
+    : (await tx.query(...insertAtHead('SELECT coalesce($10::bigint, (SELECT head_seq FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1)) AS seq', sessionId, events, [headSeq])))[0]?.head_seq;
+  if (moved === undefined) throw new Error(`session ${sessionId}: the events were not written at its head`);
+  return moved;
 }
 
 /** The session row as this process last saw it: what an append in one round trip is written under. */
@@ -170,10 +236,16 @@ export interface ExpectedSession {
  * having been seen (Database.tenantOneTrip).
  */
 export async function insertEventsIfUnchanged(tx: Tx, sessionId: string, expected: ExpectedSession, events: readonly EventRow[]): Promise<number | undefined> {
+  if (tx.citus) {
+    // The creation time as a range, not date_trunc(): Citus refuses a function that is not immutable on a column in a write.
+    const condition = 'head_seq = $2 AND model = $3 AND created_at >= $4 AND created_at < $5 AND archived_at IS NULL AND lineage IS NULL';
+    const params = [expected.headSeq, expected.model, expected.createdAt, new Date(expected.createdAt.getTime() + 1)];
+    return insertAtHeadOnCitus(tx, sessionId, events, { condition, head: 'head_seq', params }, true);
+  }
   const [moved] = await tx.query(
     ...insertAtHead(
       `SELECT head_seq AS seq FROM sessions
-        WHERE session_id = $1 AND head_seq = $10 AND model = $11 AND date_trunc('milliseconds', created_at) = $12
+        WHERE tenant_id = current_tenant() AND session_id = $1 AND head_seq = $10 AND model = $11 AND date_trunc('milliseconds', created_at) = $12
           AND archived_at IS NULL AND lineage IS NULL
           FOR UPDATE`,
       sessionId,

@@ -9,7 +9,7 @@ import { sessionLog, toStored } from './log-reads.store';
 export async function markCompactionRunning(tx: Tx, sessionId: string, markerSeq: number, leaseMs: number): Promise<void> {
   await tx.query(
     `UPDATE sessions SET compaction_running_marker_seq = $2, compaction_running_until = now() + make_interval(secs => $3::double precision / 1000)
-      WHERE session_id = $1`,
+      WHERE tenant_id = current_tenant() AND session_id = $1`,
     [sessionId, markerSeq, leaseMs],
   );
 }
@@ -18,7 +18,7 @@ export async function markCompactionRunning(tx: Tx, sessionId: string, markerSeq
 export async function clearCompactionRunning(tx: Tx, sessionId: string, markerSeq: number): Promise<void> {
   await tx.query(
     `UPDATE sessions SET compaction_running_marker_seq = NULL, compaction_running_until = NULL
-      WHERE session_id = $1 AND compaction_running_marker_seq = $2`,
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND compaction_running_marker_seq = $2`,
     [sessionId, markerSeq],
   );
 }
@@ -82,7 +82,7 @@ export async function readGrowthSince(tx: Tx, sessionId: string, afterSeq: numbe
        FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id
        LEFT JOIN LATERAL (
          SELECT e.seq, e.usage FROM since e WHERE e.step ORDER BY e.seq DESC LIMIT 1) u ON true
-      WHERE s.session_id = $1`,
+      WHERE s.tenant_id = current_tenant() AND s.session_id = $1`,
     [sessionId, afterSeq],
   );
   if (!row) return undefined;

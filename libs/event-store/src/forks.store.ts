@@ -23,7 +23,7 @@ export interface ForkSource {
 export async function lockForkSource(tx: Tx, sessionId: string): Promise<ForkSource | undefined> {
   const [row] = await tx.query(
     `SELECT model, system, system_tokens, config, metadata, head_seq, pivot_seq, covered_through_seq, lineage
-       FROM sessions WHERE session_id = $1 FOR SHARE`,
+       FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1 FOR SHARE`,
     [sessionId],
   );
   if (!row) return undefined;

@@ -32,7 +32,7 @@ export function sessionLog(filter: string, order: 'ASC' | 'DESC' = 'ASC', limit 
       SELECT ${EVENT_COLUMNS}, nullif(g.origin, s.session_id) AS origin FROM session_events
        WHERE tenant_id = current_tenant() AND session_id = g.source AND seq > g.after_seq AND seq <= g.through_seq AND ${filter}
        ORDER BY seq ${order} ${limit}) e
-   WHERE s.session_id = $1`;
+   WHERE s.tenant_id = current_tenant() AND s.session_id = $1`;
 }
 
 export function toStored(row: Record<string, any>): LoggedEvent {
@@ -107,7 +107,7 @@ export async function readEventPage(
              WHERE tenant_id = current_tenant() AND session_id = g.source AND seq > g.after_seq AND seq <= g.through_seq AND ${filter}
              ORDER BY seq LIMIT $3) e
           ORDER BY e.seq LIMIT $3) e ON true
-      WHERE s.session_id = $1
+      WHERE s.tenant_id = current_tenant() AND s.session_id = $1
       ORDER BY e.seq`,
     types ? [sessionId, afterSeq, limit, types] : [sessionId, afterSeq, limit],
   );
@@ -161,7 +161,7 @@ export async function readWindow(tx: Tx, sessionId: string, atSeq?: number): Pro
     `SELECT s.session_id, s.model, s.system, s.system_tokens, s.config, s.metadata, s.head_seq, s.pivot_seq,
             s.covered_through_seq, s.created_at, s.updated_at, s.archived_at, s.forked_from, s.forked_at_seq, t.config AS tenant_config,
             CASE WHEN s.compaction_running_until > now() THEN s.compaction_running_marker_seq END AS running_marker_seq
-       FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1`,
+       FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.tenant_id = current_tenant() AND s.session_id = $1`,
     [sessionId],
   );
   if (!row) return undefined;

@@ -19,7 +19,7 @@ export async function searchProgress(tx: Tx, sessionId: string): Promise<{ headS
   const [row] = await tx.query(
     `SELECT s.head_seq, coalesce(p.indexed_seq, 0) AS indexed_seq
        FROM sessions s LEFT JOIN search_progress p ON p.tenant_id = s.tenant_id AND p.session_id = s.session_id
-      WHERE s.session_id = $1`,
+      WHERE s.tenant_id = current_tenant() AND s.session_id = $1`,
     [sessionId],
   );
   return row ? { headSeq: Number(row.head_seq), indexedSeq: Number(row.indexed_seq) } : undefined;
@@ -36,10 +36,11 @@ export async function storeSearchDocuments(tx: Tx, sessionId: string, rows: read
   await tx.query(
     `WITH documents AS (
        INSERT INTO search_documents (tenant_id, session_id, seq, part, role, event_type, part_type, tool_name, created_at, body, terms)
-       SELECT current_tenant(), $1, d.* FROM unnest($3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::tsvector[]) d
+       SELECT tn.tenant_id, $1, d.* FROM tenants tn, unnest($3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::tsvector[]) d
+        WHERE tn.tenant_id = current_tenant()
        ON CONFLICT DO NOTHING)
      INSERT INTO search_progress (tenant_id, session_id, indexed_seq) VALUES (current_tenant(), $1, $2)
-     ON CONFLICT (tenant_id, session_id) DO UPDATE SET indexed_seq = greatest(search_progress.indexed_seq, excluded.indexed_seq), indexed_at = now()`,
+     ON CONFLICT (tenant_id, session_id) DO UPDATE SET indexed_seq = greatest(search_progress.indexed_seq, excluded.indexed_seq), indexed_at = excluded.indexed_at`,
     [
       sessionId,
       throughSeq,
@@ -62,7 +63,7 @@ export async function storeSearchDocuments(tx: Tx, sessionId: string, rows: read
  * work list, at most `limit`.
  */
 export async function sessionsBehindSearch(tx: Tx, limit: number): Promise<Array<{ tenantId: string; sessionId: string }>> {
-  await tx.query(`SELECT set_config('app.admin', 'on', true)`);
+  await tx.query(`SET LOCAL app.admin = 'on'`);
   const rows = await tx.query(
     `SELECT s.tenant_id, s.session_id FROM sessions s
        LEFT JOIN search_progress p ON p.tenant_id = s.tenant_id AND p.session_id = s.session_id

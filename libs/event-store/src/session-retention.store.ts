@@ -24,7 +24,7 @@ export async function tenantsWithRetention(
   limit: number,
   afterTenantId = '00000000-0000-0000-0000-000000000000',
 ): Promise<Array<{ tenantId: string; policy: SessionRetentionPolicy }>> {
-  await tx.query(`SELECT set_config('app.admin', 'on', true)`);
+  await tx.query(`SET LOCAL app.admin = 'on'`);
   const rows = await tx.query(
     `SELECT tenant_id, retention_idle_seconds, retention_action FROM tenants
       WHERE retention_action IS NOT NULL AND tenant_id > $1 ORDER BY tenant_id LIMIT $2`,
@@ -58,7 +58,7 @@ export async function lockIdleSessions(
 export async function archiveSessions(tx: Tx, sessionIds: readonly string[], at: Date): Promise<number> {
   if (sessionIds.length === 0) return 0;
   const rows = await tx.query(
-    'UPDATE sessions SET archived_at = $2 WHERE session_id = ANY($1::text[]) AND archived_at IS NULL RETURNING 1',
+    'UPDATE sessions SET archived_at = $2 WHERE tenant_id = current_tenant() AND session_id = ANY($1::text[]) AND archived_at IS NULL RETURNING 1',
     [sessionIds, at],
   );
   return rows.length;
@@ -70,11 +70,17 @@ export async function archiveSessions(tx: Tx, sessionIds: readonly string[], at:
  * session again at once. Returns false when the session does not exist.
  */
 export async function setSessionArchived(tx: Tx, sessionId: string, archived: boolean): Promise<boolean> {
-  const rows = await tx.query(
-    archived
-      ? 'UPDATE sessions SET archived_at = coalesce(archived_at, clock_timestamp()) WHERE session_id = $1 RETURNING 1'
-      : 'UPDATE sessions SET archived_at = NULL, updated_at = CASE WHEN archived_at IS NULL THEN updated_at ELSE clock_timestamp() END WHERE session_id = $1 RETURNING 1',
+  // No coalesce() or CASE around the time: Citus refuses a non-immutable function inside them in a write.
+  if (archived) {
+    const rows = await tx.query(
+      'UPDATE sessions SET archived_at = least(archived_at, statement_timestamp()) WHERE tenant_id = current_tenant() AND session_id = $1 RETURNING 1',
+      [sessionId],
+    );
+    return rows.length === 1;
+  }
+  await tx.query(
+    'UPDATE sessions SET archived_at = NULL, updated_at = statement_timestamp() WHERE tenant_id = current_tenant() AND session_id = $1 AND archived_at IS NOT NULL',
     [sessionId],
   );
-  return rows.length === 1;
+  return (await tx.query('SELECT 1 FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1', [sessionId])).length === 1;
 }

@@ -22,16 +22,17 @@ export interface SessionRow {
   updatedAt: Date;
   archivedAt: Date | null;
   forkedFrom: ForkedFrom | null;
-  cursorTs: string;
 }
+
+/** A listed session, with its updated_at as text: the list cursor needs its full microsecond precision. */
+export type ListedSession = SessionRow & { cursorTs: string };
 
 /**
  * The session columns toSession reads, for every store that inserts or reads
- * session rows. updated_at as text too: the list cursor needs its full
- * microsecond precision.
+ * session rows. No cast to text here: Citus refuses a function that is not
+ * immutable (timestamptz's output) in RETURNING.
  */
-export const SESSION_COLUMNS =
-  'session_id, model, system, config, metadata, head_seq, created_at, updated_at, archived_at, forked_from, forked_at_seq, updated_at::text AS cursor_ts';
+export const SESSION_COLUMNS = 'session_id, model, system, config, metadata, head_seq, created_at, updated_at, archived_at, forked_from, forked_at_seq';
 
 export function toSession(row: Record<string, any>): SessionRow {
   return {
@@ -45,7 +46,6 @@ export function toSession(row: Record<string, any>): SessionRow {
     updatedAt: row.updated_at,
     archivedAt: row.archived_at,
     forkedFrom: forkedFromOf(row),
-    cursorTs: row.cursor_ts,
   };
 }
 

@@ -1,5 +1,5 @@
 import { Tx } from '@app/database';
-import { SESSION_COLUMNS, SessionConfigs, SessionRow, toSession } from './session-row';
+import { ListedSession, SESSION_COLUMNS, SessionConfigs, SessionRow, toSession } from './session-row';
 
 /** Inserts the session row; returns undefined when the id is taken in this tenant. */
 export async function insertSession(
@@ -16,7 +16,7 @@ export async function insertSession(
 }
 
 export async function findSession(tx: Tx, sessionId: string): Promise<SessionRow | undefined> {
-  const [row] = await tx.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = $1`, [sessionId]);
+  const [row] = await tx.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1`, [sessionId]);
   return row ? toSession(row) : undefined;
 }
 
@@ -26,7 +26,7 @@ export async function readSessionConfigs(
   sessionId: string,
 ): Promise<SessionConfigs | undefined> {
   const [row] = await tx.query(
-    'SELECT s.model, s.config, t.config AS tenant_config FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.session_id = $1',
+    'SELECT s.model, s.config, t.config AS tenant_config FROM sessions s JOIN tenants t ON t.tenant_id = s.tenant_id WHERE s.tenant_id = current_tenant() AND s.session_id = $1',
     [sessionId],
   );
   return row ? { model: row.model, config: row.config, tenantConfig: row.tenant_config } : undefined;
@@ -59,7 +59,7 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
  * explicit tenant_id term lets the planner use the (tenant_id, metadata)
  * GIN index; RLS would restrict the rows anyway.
  */
-export async function listSessions(tx: Tx, limit: number, search: SessionSearch = {}, after?: SessionCursor): Promise<SessionRow[]> {
+export async function listSessions(tx: Tx, limit: number, search: SessionSearch = {}, after?: SessionCursor): Promise<ListedSession[]> {
   const params: unknown[] = [];
   const where = ['tenant_id = current_tenant()'];
   const bind = (sql: string, value: unknown) => where.push(sql.replace('?', `$${params.push(value)}`));
@@ -72,10 +72,10 @@ export async function listSessions(tx: Tx, limit: number, search: SessionSearch 
   if (search.archived !== undefined) where.push(search.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
   if (after) where.push(`(updated_at, session_id) < ($${params.push(after.updatedAt)}::timestamptz, $${params.push(after.sessionId)})`);
   const rows = await tx.query(
-    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT $${params.push(limit)}`,
+    `SELECT ${SESSION_COLUMNS}, updated_at::text AS cursor_ts FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, session_id DESC LIMIT $${params.push(limit)}`,
     params,
   );
-  return rows.map(toSession);
+  return rows.map((row) => ({ ...toSession(row), cursorTs: row.cursor_ts }));
 }
 
 /**
@@ -84,10 +84,10 @@ export async function listSessions(tx: Tx, limit: number, search: SessionSearch 
  * (handOverToForks, run by the delete use case).
  */
 export async function deleteSession(tx: Tx, sessionId: string): Promise<boolean> {
-  return (await tx.query('DELETE FROM sessions WHERE session_id = $1 RETURNING 1', [sessionId])).length === 1;
+  return (await tx.query('DELETE FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1 RETURNING 1', [sessionId])).length === 1;
 }
 
 /** Replaces the session's config overrides; the caller appends the session.config_changed event with it. */
 export async function updateSessionConfig(tx: Tx, sessionId: string, config: Record<string, unknown>): Promise<void> {
-  await tx.query('UPDATE sessions SET config = $2, updated_at = clock_timestamp() WHERE session_id = $1', [sessionId, config]);
+  await tx.query('UPDATE sessions SET config = $2, updated_at = statement_timestamp() WHERE tenant_id = current_tenant() AND session_id = $1', [sessionId, config]);
 }

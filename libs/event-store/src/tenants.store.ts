@@ -36,7 +36,8 @@ export async function insertApiKey(
 /** Returns false when the key does not exist in this tenant. Revoking twice is harmless. */
 export async function revokeApiKey(tx: Tx, keyId: string): Promise<boolean> {
   const rows = await tx.query(
-    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE key_id = $1 RETURNING key_id',
+    // least(), not coalesce(): Citus refuses now() inside COALESCE or CASE in a write; least() skips the NULL alike.
+    'UPDATE api_keys SET revoked_at = least(revoked_at, now()) WHERE tenant_id = current_tenant() AND key_id = $1 RETURNING key_id',
     [keyId],
   );
   return rows.length === 1;
@@ -46,7 +47,7 @@ export async function revokeApiKey(tx: Tx, keyId: string): Promise<boolean> {
 export async function findLiveApiKey(tx: Tx, hash: Buffer): Promise<{ keyId: string; suspended: boolean } | undefined> {
   const [row] = await tx.query(
     `UPDATE api_keys k SET last_used_at = now() FROM tenants t
-      WHERE t.tenant_id = k.tenant_id AND k.key_hash = $1 AND k.revoked_at IS NULL
+      WHERE k.tenant_id = current_tenant() AND t.tenant_id = k.tenant_id AND k.key_hash = $1 AND k.revoked_at IS NULL
      RETURNING k.key_id, t.suspended_at IS NOT NULL AS suspended`,
     [hash],
   );
@@ -56,9 +57,7 @@ export async function findLiveApiKey(tx: Tx, hash: Buffer): Promise<{ keyId: str
 /** Suspends (keeping the first suspension time) or reinstates the tenant set for the transaction; returns its suspended_at. */
 export async function setTenantSuspended(tx: Tx, suspended: boolean): Promise<Date | null> {
   const [row] = await tx.query(
-    `UPDATE tenants SET suspended_at = CASE WHEN $1 THEN coalesce(suspended_at, now()) END WHERE tenant_id = current_tenant()
-     RETURNING suspended_at`,
-    [suspended],
+    `UPDATE tenants SET suspended_at = ${suspended ? 'least(suspended_at, now())' : 'NULL'} WHERE tenant_id = current_tenant() RETURNING suspended_at`,
   );
   return row.suspended_at;
 }
@@ -136,7 +135,7 @@ export async function findTenant(tx: Tx): Promise<TenantRecord | undefined> {
  * tenants, which the `admin_listing` policies open to this transaction only.
  */
 export async function listTenants(tx: Tx, limit: number, afterTenantId?: string): Promise<TenantRecord[]> {
-  await tx.query(`SELECT set_config('app.admin', 'on', true)`);
+  await tx.query(`SET LOCAL app.admin = 'on'`);
   const rows = await tx.query(`${TENANT_WITH_USAGE} WHERE t.tenant_id > $1 ORDER BY t.tenant_id LIMIT $2`, [
     afterTenantId ?? '00000000-0000-0000-0000-000000000000',
     limit,

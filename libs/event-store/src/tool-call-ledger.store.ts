@@ -47,8 +47,9 @@ export async function recordToolCalls(
   if (issued.length > 0) {
     await tx.query(
       `INSERT INTO session_tool_calls (tenant_id, session_id, call_id, name, issued_seq, answered_seq)
-       SELECT current_tenant(), $1, call_id, name, seq, answered
-         FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS t(call_id, name, seq, answered)`,
+       SELECT tn.tenant_id, $1, t.call_id, t.name, t.seq, t.answered
+         FROM tenants tn, unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS t(call_id, name, seq, answered)
+        WHERE tn.tenant_id = current_tenant()`,
       [sessionId, issued.map((c) => c.callId), issued.map((c) => c.name), issued.map((c) => c.seq), issued.map((c) => answeredSeq.get(c.callId) ?? null)],
     );
   }
@@ -66,7 +67,7 @@ export async function recordToolCalls(
                     WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = t.call_id
                     LIMIT 1) k) w
         -- A tuple id names a row only within its table: the table too, should this one ever be partitioned.
-        WHERE c.tableoid = w.tbl AND c.ctid = w.row
+        WHERE c.tenant_id = current_tenant() AND c.tableoid = w.tbl AND c.ctid = w.row
        RETURNING 1`,
       [sessionId, answeredBefore.map((a) => a.callId), answeredBefore.map((a) => a.seq)],
     );

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { Tx } from '@app/database';
 import { EventType } from '@app/domain';
 
@@ -19,10 +20,11 @@ export interface ImportedEventRow {
 export async function insertImportedEvents(tx: Tx, sessionId: string, rows: readonly ImportedEventRow[]): Promise<void> {
   await tx.query(
     `INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash, created_at)
-     SELECT current_tenant(), $1, seq, id, type, data, tokens, hash, created_at
-       FROM ROWS FROM (unnest($2::bigint[]), unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb),
+     SELECT tn.tenant_id, $1, t.seq, t.id, t.type, t.data, t.tokens, t.hash, t.created_at
+       FROM tenants tn, ROWS FROM (unnest($2::bigint[]), unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb),
                        unnest($6::int[]), unnest($7::bytea[]), unnest($8::timestamptz[]))
-            AS t(seq, id, type, data, tokens, hash, created_at)`,
+            AS t(seq, id, type, data, tokens, hash, created_at)
+      WHERE tn.tenant_id = current_tenant()`,
     [
       sessionId,
       rows.map((r) => r.seq),
@@ -43,8 +45,8 @@ export async function finishImportedSession(
   facts: { headSeq: number; pivot: { seq: number; coveredThroughSeq: number } | null; createdAt: string },
 ): Promise<void> {
   await tx.query(
-    `UPDATE sessions SET head_seq = $2, pivot_seq = $3, covered_through_seq = $4, created_at = $5::timestamptz, updated_at = clock_timestamp()
-      WHERE session_id = $1`,
+    `UPDATE sessions SET head_seq = $2, pivot_seq = $3, covered_through_seq = $4, created_at = $5::timestamptz, updated_at = statement_timestamp()
+      WHERE tenant_id = current_tenant() AND session_id = $1`,
     [sessionId, facts.headSeq, facts.pivot?.seq ?? 0, facts.pivot?.coveredThroughSeq ?? 0, facts.createdAt],
   );
 }
@@ -55,6 +57,7 @@ export async function finishImportedSession(
  * 1765400000000), so the tenant's appends never wait for it.
  */
 export async function countUsageApart(tx: Tx): Promise<void> {
-  await tx.query(`SELECT set_config('app.usage_shard', (64 + floor(random() * 64))::int::text, true)`);
+  // SET LOCAL, not set_config(): Citus sends it on to the workers, where the usage triggers run. 64 texts in all.
+  await tx.query(`SET LOCAL app.usage_shard = '${64 + randomInt(64)}'`);
 }
 

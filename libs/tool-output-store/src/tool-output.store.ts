@@ -60,8 +60,8 @@ export async function findRef(tx: Tx, refId: string, sessionId?: string): Promis
         AND ($2::text IS NULL OR r.session_id = $2 OR EXISTS (
               SELECT 1 FROM sessions o CROSS JOIN LATERAL session_segments(o.lineage, o.session_id) og,
                             sessions f CROSS JOIN LATERAL jsonb_to_recordset(f.lineage) AS fg(origin text, "afterSeq" bigint, "throughSeq" bigint)
-               WHERE o.tenant_id = r.tenant_id AND o.session_id = r.session_id AND r.attached_seq > og.after_seq AND r.attached_seq <= og.through_seq
-                 AND f.tenant_id = r.tenant_id AND f.session_id = $2 AND fg.origin = og.origin
+               WHERE o.tenant_id = current_tenant() AND o.session_id = r.session_id AND r.attached_seq > og.after_seq AND r.attached_seq <= og.through_seq
+                 AND f.tenant_id = current_tenant() AND f.session_id = $2 AND fg.origin = og.origin
                  AND r.attached_seq > fg."afterSeq" AND r.attached_seq <= fg."throughSeq"))`,
     [refId, sessionId ?? null],
   );
@@ -97,7 +97,7 @@ export async function attachRefs(tx: Tx, sessionId: string, uses: ReadonlyArray<
         WHERE r.tenant_id = current_tenant() AND r.session_id = $1 AND r.ref_id = u.ref_id
        RETURNING r.tenant_id, r.ref_id, r.session_id, r.content_id)
      SELECT ${REF_COLUMNS} FROM attached r
-       JOIN tool_output_contents c ON c.tenant_id = r.tenant_id AND c.content_id = r.content_id`,
+       JOIN tool_output_contents c ON c.tenant_id = current_tenant() AND c.content_id = r.content_id`,
     [sessionId, uses.map((u) => u.refId), uses.map((u) => u.seq)],
   );
   return rows.map(toRef);
@@ -107,8 +107,9 @@ export async function attachRefs(tx: Tx, sessionId: string, uses: ReadonlyArray<
  * Finds or creates the content row of each distinct sha256. An existing row
  * is locked and touched (last_used_at), so neither a session delete nor the
  * garbage collector removes it under this transaction; `inserted` says which
- * ones need their chunks written: the rows this transaction created
- * (`created_xid`; RETURNING cannot read xmax on the partitioned table). One
+ * ones need their chunks written: the rows this statement created, which
+ * carry its random token in `created_xid` (RETURNING cannot read xmax on the
+ * partitioned table, and Citus refuses pg_current_xact_id() there). One
  * statement, so existing rows are locked before the usage trigger locks its
  * counter row.
  */
@@ -118,16 +119,19 @@ export async function upsertContents(
 ): Promise<Map<string, { contentId: number; inserted: boolean }>> {
   // In sha256 order: two appends carrying the same outputs lock them in the same order.
   const sorted = [...contents].sort((a, b) => Buffer.compare(a.sha256, b.sha256));
+  // Compared here, not in RETURNING: Citus cannot send a parameter used in RETURNING on to the worker.
+  const token = randomBytes(8).readBigUInt64BE().toString();
   const rows = await tx.query(
-    `INSERT INTO tool_output_contents (tenant_id, sha256, byte_size, line_count, chunk_count)
-     SELECT current_tenant(), sha256, byte_size, line_count, chunk_count
-       FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS t(sha256, byte_size, line_count, chunk_count, ord)
+    `INSERT INTO tool_output_contents (tenant_id, sha256, byte_size, line_count, chunk_count, created_xid)
+     SELECT tn.tenant_id, sha256, byte_size, line_count, chunk_count, $5::xid8
+       FROM tenants tn, unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS t(sha256, byte_size, line_count, chunk_count, ord)
+      WHERE tn.tenant_id = current_tenant()
       ORDER BY ord
-     ON CONFLICT (tenant_id, sha256) DO UPDATE SET last_used_at = now()
-     RETURNING content_id, sha256, created_xid = pg_current_xact_id() AS inserted`,
-    [sorted.map((c) => c.sha256), sorted.map((c) => c.byteSize), sorted.map((c) => c.lineCount), sorted.map((c) => c.chunkCount)],
+     ON CONFLICT (tenant_id, sha256) DO UPDATE SET last_used_at = excluded.last_used_at
+     RETURNING content_id, sha256, created_xid::text AS created_by`,
+    [sorted.map((c) => c.sha256), sorted.map((c) => c.byteSize), sorted.map((c) => c.lineCount), sorted.map((c) => c.chunkCount), token],
   );
-  return new Map(rows.map((r) => [r.sha256.toString('hex'), { contentId: r.content_id, inserted: r.inserted }]));
+  return new Map(rows.map((r) => [r.sha256.toString('hex'), { contentId: r.content_id, inserted: r.created_by === token }]));
 }
 
 const CHUNK_PARAMS = 5;
@@ -158,8 +162,9 @@ export async function insertRefs(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO tool_output_refs (tenant_id, ref_id, session_id, content_id, attached_seq)
-     SELECT current_tenant(), ref_id, $1, content_id, attached_seq
-       FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS t(ref_id, content_id, attached_seq)`,
+     SELECT tn.tenant_id, ref_id, $1, content_id, attached_seq
+       FROM tenants tn, unnest($2::text[], $3::bigint[], $4::bigint[]) AS t(ref_id, content_id, attached_seq)
+      WHERE tn.tenant_id = current_tenant()`,
     [sessionId, refs.map((r) => r.refId), refs.map((r) => r.contentId), refs.map((r) => r.attachedSeq)],
   );
 }
@@ -289,7 +294,7 @@ export async function readEndChunks(
  * returns the contents its refs point at; undefined when the session does not exist.
  */
 export async function lockSessionOutputs(tx: Tx, sessionId: string): Promise<number[] | undefined> {
-  const [session] = await tx.query('SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
+  const [session] = await tx.query('SELECT 1 FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1 FOR UPDATE', [sessionId]);
   if (!session) return undefined;
   const rows = await tx.query(
     `SELECT DISTINCT content_id FROM tool_output_refs WHERE tenant_id = current_tenant() AND session_id = $1`,
@@ -307,11 +312,11 @@ export async function deleteUnreferencedContents(tx: Tx, contentIds: readonly nu
   if (contentIds.length === 0) return 0;
   const rows = await tx.query(
     `DELETE FROM tool_output_contents c
-      WHERE (c.tenant_id, c.content_id) IN (
+      WHERE c.tenant_id = current_tenant() AND (c.tenant_id, c.content_id) IN (
               SELECT tenant_id, content_id FROM tool_output_contents
                WHERE tenant_id = current_tenant() AND content_id = ANY($1::bigint[])
                FOR UPDATE SKIP LOCKED)
-        AND NOT EXISTS (SELECT 1 FROM tool_output_refs r WHERE r.tenant_id = c.tenant_id AND r.content_id = c.content_id)
+        AND NOT EXISTS (SELECT 1 FROM tool_output_refs r WHERE r.tenant_id = current_tenant() AND r.content_id = c.content_id)
       RETURNING 1`,
     [contentIds],
   );
