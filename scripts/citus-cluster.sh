@@ -17,7 +17,14 @@ set -euo pipefail
 
 CITUS_VERSION=13.2.2
 HERE=$(cd "$(dirname "$0")" && pwd)
-VENDOR=${CITUS_VENDOR_DIR:-$HERE/../../shared/vendor}
+# The tarball is in shared/vendor beside the checkout; a clone elsewhere on the machine finds the team's copy.
+VENDOR=${CITUS_VENDOR_DIR:-}
+if [ -z "$VENDOR" ]; then
+  for candidate in "$HERE/../../shared/vendor" /work/shared/vendor; do
+    if [ -d "$candidate" ]; then VENDOR=$candidate; break; fi
+  done
+  VENDOR=${VENDOR:-$HERE/../../shared/vendor}
+fi
 CACHE=${XDG_CACHE_HOME:-${HOME:?HOME is not set}/.cache}/session-store-ci
 
 fail() { echo "citus-cluster: $*" >&2; exit 1; }
