@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { SessionKey, SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
-import type { NewEvent, StoredEvent } from '@session-store/client';
+import { isObject, recordEvent, recordValue, type NewEvent, type StoredEvent } from '@session-store/client';
 
-/** The record kinds this adapter writes: an entry as JSON, or as its JSON text where the service refuses the JSON itself. */
+/** The record kind this adapter writes (an entry the service refuses as JSON is kept as its JSON text: recordEvent). */
 export const ENTRY_KIND = 'claude.entry';
-export const ENTRY_TEXT_KIND = 'claude.entry.json';
 
 /** The key every session this adapter creates carries in its metadata, for listing by project and session. */
 export const METADATA_KEY = 'claudeAgentSdk';
@@ -39,8 +38,7 @@ export function keyOf(metadata: Record<string, unknown>): SessionKey | undefined
  * fresh id and are appended every time, as the contract says.
  */
 export function eventOf(entry: SessionStoreEntry): NewEvent {
-  const data = acceptedAsJson(entry) ? { kind: ENTRY_KIND, value: entry } : { kind: ENTRY_TEXT_KIND, value: JSON.stringify(entry) };
-  return entry.uuid === undefined ? { type: 'record.added', data } : { id: eventIdOf(entry.uuid), type: 'record.added', data };
+  return recordEvent(ENTRY_KIND, entry, entry.uuid === undefined ? undefined : eventIdOf(entry.uuid));
 }
 
 export function eventIdOf(uuid: string): string {
@@ -50,36 +48,12 @@ export function eventIdOf(uuid: string): string {
 
 /** The entry a stored event holds, or undefined for any other event. */
 export function entryOf(event: StoredEvent): SessionStoreEntry | undefined {
-  if (event.type !== 'record.added') return undefined;
-  const { kind, value } = event.data;
-  const entry: unknown = kind === ENTRY_KIND ? value : kind === ENTRY_TEXT_KIND && typeof value === 'string' ? JSON.parse(value) : undefined;
+  const entry = recordValue(event, ENTRY_KIND);
   return isEntry(entry) ? entry : undefined;
 }
 
 function isEntry(value: unknown): value is SessionStoreEntry {
   return isObject(value) && typeof value.type === 'string';
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Below the service's MAX_JSON_DEPTH (64), with room for the request's own nesting. */
-const MAX_DEPTH = 48;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * Whether the service takes the entry as JSON: it refuses NUL characters,
- * lone surrogates, `__proto__` keys and deep nesting in any request, all of
- * which a transcript may hold (a binary file read by a tool); the entry's
- * JSON text, a plain string, has none of them.
- */
-function acceptedAsJson(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
-  if (typeof value !== 'object' || value === null) return true;
-  if (depth >= MAX_DEPTH) return false;
-  if (Array.isArray(value)) return value.every((item) => acceptedAsJson(item, depth + 1));
-  return Object.entries(value).every(([key, item]) => key !== '__proto__' && acceptedAsJson(key) && acceptedAsJson(item, depth + 1));
 }
 
 /**

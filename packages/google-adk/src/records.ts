@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createEvent, type CreateEventParams, type Event } from '@google/adk';
-import type { NewEvent, StoredEvent } from '@session-store/client';
+import { isObject } from '@session-store/client';
 
 /** The record kinds this adapter writes. */
 export const SESSION_KIND = 'adk.session';
 export const EVENT_KIND = 'adk.event';
 export const STATE_KIND = 'adk.state';
-/** The JSON text of a value the service refuses as JSON (see acceptedAsJson). */
-const TEXT_SUFFIX = '.json';
 
 /** Metadata keys: ADK sessions are listed by the first; the shared-state sessions carry the second, so no listing of sessions finds them. */
 export const METADATA_KEY = 'googleAdk';
@@ -27,20 +25,6 @@ function hashOf(parts: string[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
-export function recordOf(kind: string, value: unknown): NewEvent {
-  const data = acceptedAsJson(value) ? { kind, value } : { kind: kind + TEXT_SUFFIX, value: JSON.stringify(value) };
-  return { type: 'record.added', data };
-}
-
-/** The value of a record of this kind, or undefined for any other event. */
-export function valueOf(event: StoredEvent, kind: string): unknown {
-  if (event.type !== 'record.added') return undefined;
-  const { kind: stored, value } = event.data;
-  if (stored === kind) return value;
-  if (stored === kind + TEXT_SUFFIX && typeof value === 'string') return JSON.parse(value);
-  return undefined;
-}
-
 /** An ADK event read back: createEvent restores what JSON cannot carry (the symbol `isEvent` checks). */
 export function eventOf(value: unknown): Event | undefined {
   return isEventJson(value) ? createEvent(value) : undefined;
@@ -48,27 +32,6 @@ export function eventOf(value: unknown): Event | undefined {
 
 function isEventJson(value: unknown): value is CreateEventParams {
   return isObject(value) && typeof value.id === 'string' && typeof value.invocationId === 'string' && typeof value.timestamp === 'number';
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Below the service's MAX_JSON_DEPTH (64), with room for the request's own nesting. */
-const MAX_DEPTH = 48;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * Whether the service takes the value as JSON: it refuses NUL characters,
- * lone surrogates, `__proto__` keys and deep nesting in any request, which
- * a tool's output or a state value may hold; its JSON text has none of them.
- */
-function acceptedAsJson(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
-  if (typeof value !== 'object' || value === null) return true;
-  if (depth >= MAX_DEPTH) return false;
-  if (Array.isArray(value)) return value.every((item) => acceptedAsJson(item, depth + 1));
-  return Object.entries(value).every(([key, item]) => key !== '__proto__' && acceptedAsJson(key) && acceptedAsJson(item, depth + 1));
 }
 
 type Block =

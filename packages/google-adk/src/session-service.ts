@@ -12,20 +12,17 @@ import {
   type ListSessionsResponse,
   type Session,
 } from '@google/adk';
-import { isProblem, ProblemError, type components, type NewEvent, type SessionStoreClient, type StoredEvent } from '@session-store/client';
+import { isObject, isProblem, ProblemError, recordEvent, recordValue, type components, type NewEvent, type SessionStoreClient, type StoredEvent } from '@session-store/client';
 import {
   EVENT_KIND,
   eventOf,
-  isObject,
   messageOf,
   METADATA_KEY,
-  recordOf,
   SESSION_KIND,
   sessionIdOf,
   STATE_KIND,
   STATE_METADATA_KEY,
   stateSessionIdOf,
-  valueOf,
 } from './records';
 
 type Problem = components['schemas']['Problem'];
@@ -82,7 +79,7 @@ export class ServiceSessionService extends BaseSessionService {
       if (isProblem(error, 'session_exists')) throw new Error(`session ${sessionId} of user ${userId} in app ${appName} already exists`);
       throw error;
     }
-    await this.client.append(stored.id, [recordOf(SESSION_KIND, { state: own })]);
+    await this.client.append(stored.id, [recordEvent(SESSION_KIND, { state: own })]);
     await this.writeShared(appName, userId, app, user);
     const shared = await this.readShared(appName, userId);
     return createSession({ id: sessionId, appName, userId, state: { ...own, ...shared }, events: [], lastUpdateTime: Date.parse(stored.updatedAt) });
@@ -96,9 +93,9 @@ export class ServiceSessionService extends BaseSessionService {
     const events: Event[] = [];
     const indexOf = new Map<string, number>();
     for (const record of records) {
-      const initial = valueOf(record, SESSION_KIND);
+      const initial = recordValue(record, SESSION_KIND);
       if (isObject(initial) && isObject(initial.state)) own = { ...initial.state };
-      const event = eventOf(valueOf(record, EVENT_KIND));
+      const event = eventOf(recordValue(record, EVENT_KIND));
       if (!event) continue;
       own = applied(own, event);
       // An event appended again under its id replaces the first, as BaseSessionService.appendEvent does.
@@ -148,7 +145,7 @@ export class ServiceSessionService extends BaseSessionService {
     if (event.partial) return event;
     const appended = await super.appendEvent({ session, event });
     const id = sessionIdOf(session.appName, session.userId, session.id);
-    await this.client.append(id, [recordOf(EVENT_KIND, appended)]);
+    await this.client.append(id, [recordEvent(EVENT_KIND, appended)]);
     const { app, user } = split(appended.actions.stateDelta ?? {});
     await this.writeShared(session.appName, session.userId, app, user);
     if (this.messages) await this.appendMessages(id, appended, session);
@@ -175,7 +172,7 @@ export class ServiceSessionService extends BaseSessionService {
   }
 
   private async appendState(id: string, owner: Record<string, string>, delta: StateMap): Promise<void> {
-    const events: NewEvent[] = [recordOf(STATE_KIND, delta)];
+    const events: NewEvent[] = [recordEvent(STATE_KIND, delta)];
     try {
       await this.client.append(id, events);
     } catch (error) {
@@ -198,7 +195,7 @@ export class ServiceSessionService extends BaseSessionService {
   private async readState(id: string): Promise<StateMap> {
     const state: StateMap = {};
     for (const record of (await this.readRecords(id)) ?? []) {
-      const delta = valueOf(record, STATE_KIND);
+      const delta = recordValue(record, STATE_KIND);
       if (isObject(delta)) Object.assign(state, delta);
     }
     return state;
