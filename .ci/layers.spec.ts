@@ -30,7 +30,7 @@ describe('the layer rules (eslint.config.mjs)', () => {
     'apps/worker/src/example.ts': "export { EventsService } from '../../../apps/api/src/events/events.service';\n",
     'apps/api/src/example.ts': "import { findSession } from '@app/event-store';\nimport { problem } from './http/problem';\nexport const uses = [findSession, problem];\n",
     'libs/event-store/src/example.ts': "import type { EventsService } from '../../../apps/api/src/events/events.service';\nexport type Uses = EventsService;\n",
-    'libs/maintenance/src/example.ts': "import { deleteSession } from '@app/event-store';\nexport const uses = deleteSession;\n",
+    'libs/use-cases/src/example.ts': "import { deleteSession } from '@app/event-store';\nexport const uses = deleteSession;\n",
     'packages/client/src/example.ts': "import { pivotMovedBy } from '@app/domain';\nexport const uses = pivotMovedBy;\n",
     'test/example.ts': "import { createApiApp } from '../apps/api/src/create-api-app';\nexport const app = createApiApp;\n",
   });
@@ -49,7 +49,7 @@ describe('the layer rules (eslint.config.mjs)', () => {
   });
 
   it('given a lib importing another lib, when linted, then it passes', () => {
-    expect(messages['libs/maintenance/src/example.ts']).toEqual([]);
+    expect(messages['libs/use-cases/src/example.ts']).toEqual([]);
   });
 
   it('given a package importing a lib, when linted, then it is refused', () => {

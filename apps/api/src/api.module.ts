@@ -5,7 +5,7 @@ import { ChannelSubscriber, QueueProducerModule } from '@app/queue';
 import { SummarizerModule } from '@app/summarizer';
 import { GrepPool } from '@app/tool-output-store';
 // The worker's use case: `POST .../prune {wait}` runs the same code in the API process.
-import { PruneSession, RewriteMetrics } from '@app/maintenance';
+import { PruneSession, RewriteMetrics } from '@app/use-cases';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';

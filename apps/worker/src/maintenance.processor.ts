@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Database } from '@app/database';
 import { settlePruneTriggers } from '@app/event-store';
-import { PruneSession } from '@app/maintenance';
+import { PruneSession } from '@app/use-cases';
 import { JobName, PruneJobData } from '@app/queue';
 import { SessionRetention } from './session-retention';
 import { SearchIndexing } from './search-indexing';

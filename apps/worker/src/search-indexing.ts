@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { sessionsBehindSearch } from '@app/event-store';
-import { indexSessionForSearch } from '@app/maintenance';
+import { indexSessionForSearch } from '@app/use-cases';
 import { ChannelSubscriber, JobDispatcher, JobName, parseSessionHead, QuietWindows, searchNoticesChannel, SessionJobData, sessionJobId } from '@app/queue';
 import { OutboxMessage } from '@app/event-store';
 import { DutyCycle } from './duty-cycle';

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState } from '@app/database';
 import { expiredSessions, idleCutoff, SessionRetentionPolicy } from '@app/domain';
 import { archiveSessions, lockIdleSessions, tenantsWithRetention } from '@app/event-store';
-import { deleteSessionWithOutputs } from '@app/maintenance';
+import { deleteSessionWithOutputs } from '@app/use-cases';
 import { PRODUCER_REDIS, publishInvalidation, RedisClient } from '@app/queue';
 import { WorkerMetrics } from './worker-metrics';
 

@@ -7,7 +7,7 @@ import { CompactSession } from './compaction/compact-session';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { Reconciler } from './reconciler';
-import { PruneSession, RewriteMetrics } from '@app/maintenance';
+import { PruneSession, RewriteMetrics } from '@app/use-cases';
 import { JobSchedules } from './job-schedules';
 import { SearchIndexing } from './search-indexing';
 import { CLOCK, SessionRetention } from './session-retention';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PruneSession } from '@app/maintenance';
+import { PruneSession } from '@app/use-cases';
 import { sessionNotFound } from '../sessions/session-state';
 import { PruneScheduler } from './prune-scheduler';
 import { PruneRequestDto } from './prune.dto';

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState } from '@app/database';
 import { holdsEveryTerm, invalid, parseSearchQuery, snippetOf } from '@app/domain';
 import { LogSearchCursor, LogSearchFilter, readEventPage, SearchDocumentRow, searchLog, searchProgress } from '@app/event-store';
-import { documentRowsOf } from '@app/maintenance';
+import { documentRowsOf } from '@app/use-cases';
 import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
 import { sessionNotFound } from '../sessions/session-state';
 import { SearchQuery, SessionSearchQuery } from './search.dto';

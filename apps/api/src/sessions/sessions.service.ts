@@ -5,7 +5,7 @@ import { Database, sqlState, Tx } from '@app/database';
 import { applyConfigPatch, checkForkSeq, DomainError, estimateMessageTokens, invalid, NewEvent, payloadHash, readModelOf, sessionSettings, windowCacheRatios } from '@app/domain';
 import { findSession, insertEvents, insertOutbox, insertFork, insertSession, listSessions, lockForkSource, lockSessionForAppend, OutboxRow, SessionCursor, readTenantConfig, readWindow, setSessionArchived, updateSessionConfig } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
-import { deleteSessionWithOutputs } from '@app/maintenance';
+import { deleteSessionWithOutputs } from '@app/use-cases';
 import { CacheInvalidation } from '../auth/cache-invalidation';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { CreateSessionDto, ForkSessionDto, ListSessionsQuery, UpdateSessionDto } from './sessions.dto';

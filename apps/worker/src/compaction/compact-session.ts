@@ -4,7 +4,7 @@ import { Database, Tx } from '@app/database';
 import { compactionFactsOf, costsOfCommitted, decideCompletion, eventTokens, NewEvent, nothingToCompactEvent, payloadHash, readModelOf } from '@app/domain';
 import { clearCompactionRunning, insertEvents, lockSessionForAppend, markCompactionRunning, pivotMarkerSeq, readWindow, rewindsAfter } from '@app/event-store';
 import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
-import { RewriteMetrics } from '@app/maintenance';
+import { RewriteMetrics } from '@app/use-cases';
 import { WindowSummarizer } from '@app/summarizer';
 import { WorkerMetrics } from '../worker-metrics';
 
