@@ -1,6 +1,7 @@
 import { NewEvent, Part, Role } from './events';
 import { applyToolCallLedger, hasToolResults, KnownToolCall, referencedCallIds } from './tool-call-ledger';
 import { errorOf } from './testing/expect-domain-error';
+import { given } from './testing/given';
 
 let n = 0;
 const message = (role: Role, ...parts: Part[]): NewEvent => {
@@ -68,40 +69,43 @@ describe('applyToolCallLedger', () => {
     expect(answer.type === 'message.added' && answer.data.message.parts[0]).toMatchObject({ name: 'client_name' });
   });
 
+  const noCalls: KnownToolCall[] = [];
+
   it('refuses a call id issued twice in one message', () => {
-    const error = errorOf(() => applyToolCallLedger([message('assistant', call('c1'), call('c1'))], []));
-    expect(error.code).toBe('duplicate_tool_call_id');
-    expect(error.kind).toBe('invalid');
-    expect(error.details).toEqual({ path: '$.events[0].data.message.parts[1].callId' });
+    given(noCalls)
+      .when((known) => applyToolCallLedger([message('assistant', call('c1'), call('c1'))], known))
+      .thenFails('duplicate_tool_call_id', { path: '$.events[0].data.message.parts[1].callId' });
+    expect(errorOf(() => applyToolCallLedger([message('assistant', call('c1'), call('c1'))], [])).kind).toBe('invalid');
   });
 
   it('refuses a call id issued twice across events of one batch', () => {
-    const error = errorOf(() => applyToolCallLedger([message('assistant', call('c1')), message('assistant', call('c1'))], []));
-    expect(error.code).toBe('duplicate_tool_call_id');
-    expect(error.details).toEqual({ path: '$.events[1].data.message.parts[0].callId' });
+    given(noCalls)
+      .when((known) => applyToolCallLedger([message('assistant', call('c1')), message('assistant', call('c1'))], known))
+      .thenFails('duplicate_tool_call_id', { path: '$.events[1].data.message.parts[0].callId' });
   });
 
-  it('refuses a call id already issued by an earlier batch, answered or not', () => {
-    for (const answered of [false, true]) {
-      const error = errorOf(() => applyToolCallLedger([message('assistant', call('c1'))], [{ callId: 'c1', name: 'x', answered }]));
-      expect(error.code).toBe('duplicate_tool_call_id');
-    }
+  it.each([false, true])('refuses a call id already issued by an earlier batch (answered: %s)', (answered) => {
+    given<KnownToolCall[]>([{ callId: 'c1', name: 'x', answered }])
+      .when((known) => applyToolCallLedger([message('assistant', call('c1'))], known))
+      .thenFails('duplicate_tool_call_id');
   });
 
   it('refuses a result whose call was never issued', () => {
-    const error = errorOf(() => applyToolCallLedger([message('tool', result('ghost'))], []));
-    expect(error.code).toBe('unknown_tool_call');
-    expect(error.details).toEqual({ path: '$.events[0].data.message.parts[0].callId' });
+    given(noCalls)
+      .when((known) => applyToolCallLedger([message('tool', result('ghost'))], known))
+      .thenFails('unknown_tool_call', { path: '$.events[0].data.message.parts[0].callId' });
   });
 
   it('refuses a result that comes before its call in the batch', () => {
-    const error = errorOf(() => applyToolCallLedger([message('tool', result('c1')), message('assistant', call('c1'))], []));
-    expect(error.code).toBe('unknown_tool_call');
+    given(noCalls)
+      .when((known) => applyToolCallLedger([message('tool', result('c1')), message('assistant', call('c1'))], known))
+      .thenFails('unknown_tool_call');
   });
 
   it('refuses a second result for a call answered in an earlier batch', () => {
-    const error = errorOf(() => applyToolCallLedger([message('tool', result('c1'))], [{ callId: 'c1', name: 'x', answered: true }]));
-    expect(error.code).toBe('duplicate_tool_result');
+    given<KnownToolCall[]>([{ callId: 'c1', name: 'x', answered: true }])
+      .when((known) => applyToolCallLedger([message('tool', result('c1'))], known))
+      .thenFails('duplicate_tool_result');
   });
 
   it('refuses a second result for a call answered earlier in the same batch', () => {

@@ -1,3 +1,4 @@
+import { givenEvents } from '../testing/given';
 import { CompactionConfig, PRESETS } from '../config';
 import type { StoredEvent } from '../events';
 import { AUTO_CONTINUE_TEXT } from '../placeholders';
@@ -216,7 +217,9 @@ describe('deriveCompactionState', () => {
   it('is idle with no marker, pending with one, running while the worker holds it', () => {
     const log = eventLog();
     log.user('hi');
-    expect(state(log.events)).toEqual({ state: 'idle', lastError: null, pendingMarkerSeq: null, suppressedReason: null });
+    givenEvents(INITIAL_COMPACTION_FACTS, evolveCompactionFacts, log.events)
+      .when((facts) => deriveCompactionState(facts, { runningMarkerSeq: null, loopGuardRatio: 0.95 }))
+      .then({ state: 'idle', lastError: null, pendingMarkerSeq: null, suppressedReason: null });
     const marker = log.marker();
     expect(state(log.events)).toMatchObject({ state: 'pending', pendingMarkerSeq: marker });
     expect(state(log.events, marker)).toMatchObject({ state: 'running', pendingMarkerSeq: marker });
