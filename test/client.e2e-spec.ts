@@ -49,6 +49,26 @@ async function take(stream: AsyncIterator<StoredEvent>, count: number): Promise<
   return events;
 }
 
+/**
+ * A fetch that loses the first answer to a request whose path ends with `suffix`, after the service
+ * committed it (a dropped connection), and records the Idempotency-Key of every such request.
+ */
+function losingFirstAnswer(suffix: string): { fetch: typeof fetch; keys: Array<string | null> } {
+  let lost = false;
+  const keys: Array<string | null> = [];
+  const losing: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const response = await fetch(request);
+    if (!request.url.endsWith(suffix)) return response;
+    keys.push(request.headers.get('idempotency-key'));
+    if (lost) return response;
+    lost = true;
+    await response.body?.cancel();
+    throw new TypeError('fetch failed');
+  };
+  return { fetch: losing, keys };
+}
+
 describe('@session-store/client', () => {
   let service: TestService;
   let http: Client;
@@ -95,18 +115,7 @@ describe('@session-store/client', () => {
 
   it("appends natively in the SDK's types: bytes sent as base64, and a retry after a lost answer written once", async () => {
     // given a transport that loses the first answer of a native append after the service committed it
-    let lost = false;
-    const keys: Array<string | null> = [];
-    const losing: typeof fetch = async (input, init) => {
-      const request = new Request(input, init);
-      const response = await fetch(request);
-      if (!request.url.endsWith('/messages')) return response;
-      keys.push(request.headers.get('idempotency-key'));
-      if (lost) return response;
-      lost = true;
-      await response.body?.cancel();
-      throw new TypeError('fetch failed');
-    };
+    const { fetch: losing, keys } = losingFirstAnswer('/messages');
     const flaky = new SessionStoreClient({ baseUrl: service.baseUrl, apiKey: tenant.key, fetch: losing });
     const session = await store.createSession({ model: 'gpt-4.1' });
     const messages: ModelMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', image: new Uint8Array([104, 105]), mediaType: 'image/png' }] }];
@@ -136,18 +145,7 @@ describe('@session-store/client', () => {
 
   it('retries an append whose answer was lost with the same key, so it is written once', async () => {
     // given a transport that loses the first answer after the service committed the append
-    let lost = false;
-    const keys: Array<string | null> = [];
-    const losing: typeof fetch = async (input, init) => {
-      const request = new Request(input, init);
-      const response = await fetch(request);
-      if (!request.url.endsWith('/events')) return response;
-      keys.push(request.headers.get('idempotency-key'));
-      if (lost) return response;
-      lost = true;
-      await response.body?.cancel();
-      throw new TypeError('fetch failed');
-    };
+    const { fetch: losing, keys } = losingFirstAnswer('/events');
     const flaky = new SessionStoreClient({ baseUrl: service.baseUrl, apiKey: tenant.key, fetch: losing });
     const session = await store.createSession({ model: 'gpt-4.1' });
     // when an append is made through it
