@@ -21,9 +21,9 @@
  *   BENCH_URL=http://127.0.0.1:3300 DATABASE_URL=postgres://postgres@127.0.0.1:5432/session_store npm run bench:append
  */
 import os from 'node:os';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { eventTokens } from '@app/domain';
+import { eventTokens, payloadHash } from '@app/domain';
 import {
   BASE_URL,
   benchClient,
@@ -73,8 +73,6 @@ const extras = new WeakMap<BenchEvent, BaselineExtras>();
 
 let counter = 0;
 
-// As the service computes it (sessions.service payloadHash).
-const hashOf = (e: BenchEvent) => createHash('sha256').update(JSON.stringify([e.type, e.data])).digest();
 
 /**
  * One event as the client sends it. The data is already in the stored form
@@ -86,7 +84,7 @@ function newEvent(): BenchEvent {
   const id = randomUUID();
   const text = `bench message ${++counter}: ${TEXT_PAD}`;
   const event: BenchEvent = { id, type: 'message.added', data: { message: { id, role: 'user', parts: [{ type: 'text', text }] } } };
-  extras.set(event, { tokens: eventTokens(event, MODEL), hash: hashOf(event) });
+  extras.set(event, { tokens: eventTokens(event, MODEL), hash: payloadHash(event) });
   return event;
 }
 

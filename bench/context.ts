@@ -29,10 +29,9 @@
  *   (add DATABASE_DISTRIBUTION=citus against a Citus coordinator, as for the API)
  */
 import os from 'node:os';
-import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { Database } from '@app/database';
-import { composeSessionView, estimateMessageTokens, Message, renderContext } from '@app/domain';
+import { canonicalHash, composeSessionView, estimateMessageTokens, Message, renderContext } from '@app/domain';
 import { readWindow } from '@app/event-store';
 import {
   BASE_URL,
@@ -173,7 +172,8 @@ async function fillSession(owner: Client, tenantId: string, sessionId: string, n
         batch.map((r) => r.type),
         data,
         batch.map((r) => r.tokens),
-        batch.map((r, i) => createHash('sha256').update(`[${JSON.stringify(r.type)},${data[i]}]`).digest()),
+        // As the service hashes a payload (payloadHash).
+        batch.map((r) => canonicalHash(r.type, r.data)),
       ]);
       head += batch.length;
       batch = [];
