@@ -466,16 +466,21 @@ describe('tool-output cache', () => {
       const kept = (await upload(small, smallKey, 'limits', `kept ${Date.now()}\n`)).body.ref;
       await smallClient.append(smallKey, 'limits', { events: [toolCall('keep'), resultWithRef('keep', kept.id)] });
       const orphan = (await upload(small, smallKey, 'limits', `orphan ${Date.now()}\n`)).body.ref;
+      const orphanContents = async () =>
+        (
+          await smallOwner.query(`SELECT count(*)::int AS n FROM tool_output_contents WHERE tenant_id = $1 AND sha256 = $2`, [
+            smallTenant,
+            Buffer.from(orphan.sha256, 'hex'),
+          ])
+        ).rows[0].n;
+      // The ref expires first; its content becomes an orphan that the same run's
+      // next step (or the next run, if its age falls just inside the window) deletes.
       await waitFor(
-        async () => (await smallClient.request('GET', `/v1/tool-outputs/${orphan.id}`, { key: smallKey })).status === 404,
-        'the GC job to collect the unreferenced upload',
+        async () =>
+          (await smallClient.request('GET', `/v1/tool-outputs/${orphan.id}`, { key: smallKey })).status === 404 && (await orphanContents()) === 0,
+        'the GC job to collect the unreferenced upload and its content',
         15_000,
       );
-      const { rows } = await smallOwner.query(`SELECT count(*)::int AS n FROM tool_output_contents WHERE tenant_id = $1 AND sha256 = $2`, [
-        smallTenant,
-        Buffer.from(orphan.sha256, 'hex'),
-      ]);
-      expect(rows[0].n).toBe(0);
       expect((await smallClient.request('GET', `/v1/tool-outputs/${kept.id}`, { key: smallKey })).status).toBe(200);
       expect((await contentRows()).staged).toBe(0);
     });
