@@ -7,6 +7,7 @@ export * from './append-validation';
 export * from './usage';
 export * from './tool-call-ledger';
 export * from './append-retry';
+export * from './append';
 export * from './view';
 export * from './models';
 export * from './tokens';

@@ -1,0 +1,146 @@
+import { classifyAppendRetry, versionConflict } from '../append-retry';
+import { samePayload } from '../canonical-hash';
+import { COMPACTION_TRIGGER_TYPES } from '../compaction';
+import { DomainError } from '../errors';
+import { NewEvent } from '../events';
+import { eventTokens } from '../session-view';
+import { applyToolCallLedger, hasToolResults, KnownToolCall } from '../tool-call-ledger';
+import { storedEventOf } from '../tool-output';
+
+/** A row of the log as it is written: the event, the hash of its payload as sent, its token estimate. */
+export interface EventRow {
+  event: NewEvent;
+  payloadHash: Buffer;
+  tokens: number;
+}
+
+/** What the session lock read for a batch: everything the decision depends on before anything is written. */
+export interface AppendState {
+  sessionId: string;
+  headSeq: number;
+  model: string;
+  archived: boolean;
+  /** The batch's event ids the session already holds, with their seqs and stored payload hashes. */
+  stored: ReadonlyArray<{ id: string; seq: number; payloadHash: Buffer }>;
+  /** The ledger's entries for the call ids the batch mentions. */
+  knownCalls: readonly KnownToolCall[];
+}
+
+/** A batch and what comes with it. */
+export interface AppendCommand {
+  events: readonly NewEvent[];
+  /** Each event's payload hash, as sent (payloadHash). */
+  hashes: readonly Buffer[];
+  expectedSeq?: number;
+  /** The use case's own rule (a pin's budget, a rewind's bounds), on what it read under the lock; throws a DomainError to refuse. */
+  check?: () => void;
+  /** Whether the tenant has a storage quota. */
+  quotas: boolean;
+  /** Rows built before the lock answered (a speculative insert's), for a model: used when it is the session's, not built again. */
+  prebuilt?: { model: string; rows: readonly EventRow[] };
+}
+
+/** What runs after the rows are written, in the same transaction, in this order. */
+export interface AfterWrite {
+  /** The batch holds a trigger type: the compaction trigger evaluates the view (it may open a marker, and schedules prune for a step). */
+  compactionTrigger: boolean;
+  /** Markers the batch opens itself (a manual request): each one's job is enqueued with the batch. */
+  compactJobs: number[];
+  /** Stored bytes against the tenant's quotas: needs the batch written, so it runs last and a refusal rolls all of it back. */
+  quotaCheck: boolean;
+}
+
+export interface AppendResponse {
+  status: 200 | 201;
+  body: { headSeq: number; events: Array<{ id: string; seq: number }> };
+}
+
+export type AppendDecision =
+  | { kind: 'replay'; response: AppendResponse }
+  | {
+      kind: 'write';
+      firstSeq: number;
+      /** The tool-call ledger's rows: calls issued and answered, at their events' seqs. */
+      ledger: { issued: Array<{ callId: string; name: string; seq: number }>; answered: Array<{ callId: string; seq: number }> };
+      /**
+       * The rows at firstSeq..; null when the batch carries tool results: the
+       * tool-output step (an adapter's, it writes) turns them into views
+       * first, and appendRows builds the rows from those.
+       */
+      rows: EventRow[] | null;
+      afterWrite: AfterWrite;
+      response: AppendResponse;
+    };
+
+export const sessionArchived = (sessionId: string) =>
+  new DomainError('conflict', 'session_archived', `Session ${JSON.stringify(sessionId.slice(0, 200))} is archived; unarchive it (PATCH {"archived": false}) to append`);
+
+/**
+ * The append's rules, in the order they apply; the first that refuses
+ * decides, and nothing is written before all have passed:
+ *
+ * 1. replay: every event id already stored with the same body answers the
+ *    original seqs, writing nothing (an id with another body 422, a mix 409);
+ * 2. archived: an archived session takes no events (409);
+ * 3. expectedSeq: must be the head (409 version_conflict);
+ * 4. the use case's own check;
+ * 5. tool-call ledger: a call issued once, a result answers an issued call once;
+ * 6. rows at head+1.. with their payload hashes and token estimates (after
+ *    the tool-output step when the batch has tool results);
+ * 7. after the write: the compaction trigger (a marker, prune scheduling),
+ *    the jobs of markers the batch opens, then the quota check.
+ */
+export function decideAppend(state: AppendState, command: AppendCommand): AppendDecision {
+  const { events, hashes } = command;
+  const ids = events.map((event) => event.id);
+  const indexById = new Map(ids.map((id, i) => [id, i]));
+  const retry = classifyAppendRetry(
+    ids,
+    state.stored.map((e) => {
+      const i = indexById.get(e.id)!;
+      return { id: e.id, seq: e.seq, sameBody: samePayload(e.payloadHash, events[i], hashes[i]) };
+    }),
+  );
+  if (retry.kind === 'replay') return { kind: 'replay', response: { status: 200, body: { headSeq: state.headSeq, events: retry.events } } };
+  if (state.archived) throw sessionArchived(state.sessionId);
+  if (command.expectedSeq !== undefined && command.expectedSeq !== state.headSeq) throw versionConflict(command.expectedSeq, state.headSeq);
+  command.check?.();
+  // Fills a result's missing tool name from its call, in the batch's own events (their hashes are taken already).
+  const ledger = applyToolCallLedger(events, state.knownCalls);
+  const firstSeq = state.headSeq + 1;
+  const seqOf = (index: number) => firstSeq + index;
+  const rows = hasToolResults(events)
+    ? null
+    : command.prebuilt?.model === state.model
+      ? [...command.prebuilt.rows]
+      : appendRows(events, events, hashes, state.model);
+  return {
+    kind: 'write',
+    firstSeq,
+    ledger: {
+      issued: ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
+      answered: ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
+    },
+    rows,
+    afterWrite: {
+      compactionTrigger: events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type)),
+      compactJobs: events.flatMap((event, i) => (event.type === 'compaction.requested' ? [seqOf(i)] : [])),
+      quotaCheck: command.quotas,
+    },
+    response: { status: 201, body: { headSeq: seqOf(events.length - 1), events: ids.map((id, i) => ({ id, seq: seqOf(i) })) } },
+  };
+}
+
+/**
+ * The rows of a batch: `written` (the events as the tool-output step left
+ * them, or as sent) with the hashes of `sent`, and tokens of what the model
+ * sees; each row keeps a tool output's view only where the tool-output
+ * store does not hold it (storedEventOf).
+ */
+export function appendRows(written: readonly NewEvent[], sent: readonly NewEvent[], hashes: readonly Buffer[], model: string): EventRow[] {
+  return written.map((event, i) => ({
+    event: storedEventOf(event, sent[i]),
+    payloadHash: hashes[i],
+    tokens: eventTokens(event, model),
+  }));
+}
