@@ -22,6 +22,7 @@ import { ContextService } from './context/context.service';
 import { EventsController } from './events/events.controller';
 import { MessagesController } from './events/messages.controller';
 import { EventsService } from './events/events.service';
+import { AppendCommitted } from './events/append-committed';
 import { EventsStreamController } from './events/events-stream.controller';
 import { SessionHeads } from './events/events-stream.heads';
 import { EventStreamsService } from './events/events-stream.service';
@@ -59,7 +60,7 @@ export class ApiModule {
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
       controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, MessagesController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, RewindController, TransferController, SearchController],
       providers: [
-        CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantLimitsService, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
+        CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantLimitsService, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, AppendCommitted, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         JsonBodyReader, ReadJsonBody, Draining,
         ToolOutputAppend,
         ToolOutputReads,

@@ -3,6 +3,7 @@ export * from './session-row';
 export * from './sessions.store';
 export * from './append.store';
 export * from './tool-call-ledger.store';
+export * from './session-log-writer';
 export * from './log-reads.store';
 export * from './idempotency.store';
 export * from './outbox.store';

@@ -12,9 +12,9 @@ const lockedWindow = async (tx: Tx, sessionId: string): Promise<WindowRead> => (
 
 /**
  * Pinned context. Pins are events appended through the client append path
- * (same lock, seqs, outbox, trigger, quotas and RLS), with their own rule
- * checked under the session lock: the budget when pinning, the pin's
- * existence when unpinning.
+ * (same lock, decider, seqs, outbox, trigger, quotas and RLS), with their
+ * own rule on the window read under the session lock: the budget when
+ * pinning, the pin's existence when unpinning.
  */
 @Injectable()
 export class PinsService {
@@ -28,9 +28,9 @@ export class PinsService {
     const result = await this.events.appendBatch(tenantId, sessionId, { events: [event] }, {
       idempotencyKey,
       fingerprint: () => requestFingerprint('POST', `/v1/sessions/${sessionId}/pins`, { text }),
-      check: async (tx) => {
-        const read = await lockedWindow(tx, sessionId);
-        assertPinFits({ pins: pinsInForce(read), text, model: read.session.model, maxTokens: sessionSettings(read.session).config.pins.maxTokens });
+      rule: {
+        read: (tx) => lockedWindow(tx, sessionId),
+        check: (read) => assertPinFits({ pins: pinsInForce(read), text, model: read.session.model, maxTokens: sessionSettings(read.session).config.pins.maxTokens }),
       },
     });
     // A replayed Idempotency-Key answers with the first request's pin.
@@ -41,7 +41,7 @@ export class PinsService {
   async remove(tenantId: string, sessionId: string, pinId: string): Promise<void> {
     await this.events.appendBatch(tenantId, sessionId, { events: [pinRemovedEvent(pinId)] }, {
       fingerprint: () => requestFingerprint('DELETE', `/v1/sessions/${sessionId}/pins/${pinId}`, {}),
-      check: async (tx) => assertPinned(pinsInForce(await lockedWindow(tx, sessionId)), pinId),
+      rule: { read: (tx) => lockedWindow(tx, sessionId), check: (read) => assertPinned(pinsInForce(read), pinId) },
     });
   }
 

@@ -20,11 +20,11 @@ export class RewindService {
     const result = await this.events.appendBatch(tenantId, sessionId, { events: [event] }, {
       idempotencyKey,
       fingerprint: () => requestFingerprint('POST', `/v1/sessions/${sessionId}/rewind`, { toSeq }),
-      check: async (tx) => {
+      rule: {
         // Under the session lock the append path took: the session exists.
-        const { session } = (await readWindow(tx, sessionId))!;
-        assertRewindable({ toSeq, headSeq: session.headSeq, coveredThroughSeq: session.coveredThroughSeq });
-        await unanswerToolCallsAfter(tx, sessionId, toSeq);
+        read: async (tx) => (await readWindow(tx, sessionId))!.session,
+        check: (session) => assertRewindable({ toSeq, headSeq: session.headSeq, coveredThroughSeq: session.coveredThroughSeq }),
+        write: (tx) => unanswerToolCallsAfter(tx, sessionId, toSeq),
       },
     });
     // A replayed Idempotency-Key answers with the first request's event.

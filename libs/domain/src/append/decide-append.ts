@@ -42,10 +42,12 @@ export interface AppendCommand {
 
 /** What runs after the rows are written, in the same transaction, in this order. */
 export interface AfterWrite {
-  /** The batch holds a trigger type: the compaction trigger evaluates the view (it may open a marker, and schedules prune for a step). */
+  /**
+   * The batch holds a trigger type: the compaction trigger evaluates the
+   * view (it may open a marker, enqueues the job of a marker the batch
+   * holds, and schedules prune after a step).
+   */
   compactionTrigger: boolean;
-  /** Markers the batch opens itself (a manual request): each one's job is enqueued with the batch. */
-  compactJobs: number[];
   /** Stored bytes against the tenant's quotas: needs the batch written, so it runs last and a refusal rolls all of it back. */
   quotaCheck: boolean;
 }
@@ -87,8 +89,8 @@ export const sessionArchived = (sessionId: string) =>
  * 5. tool-call ledger: a call issued once, a result answers an issued call once;
  * 6. rows at head+1.. with their payload hashes and token estimates (after
  *    the tool-output step when the batch has tool results);
- * 7. after the write: the compaction trigger (a marker, prune scheduling),
- *    the jobs of markers the batch opens, then the quota check.
+ * 7. after the write: the compaction trigger (a marker and its job, prune
+ *    scheduling), then the quota check.
  */
 export function decideAppend(state: AppendState, command: AppendCommand): AppendDecision {
   const { events, hashes } = command;
@@ -124,7 +126,6 @@ export function decideAppend(state: AppendState, command: AppendCommand): Append
     rows,
     afterWrite: {
       compactionTrigger: events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type)),
-      compactJobs: events.flatMap((event, i) => (event.type === 'compaction.requested' ? [seqOf(i)] : [])),
       quotaCheck: command.quotas,
     },
     response: { status: 201, body: { headSeq: seqOf(events.length - 1), events: ids.map((id, i) => ({ id, seq: seqOf(i) })) } },

@@ -1,1 +1,2 @@
 export * from './decide-append';
+export * from './session-log-writer';

@@ -1,0 +1,49 @@
+import { AppendState, EventRow } from './decide-append';
+
+/** What the lock read looks up for a batch besides the session row. */
+export interface AppendLookup {
+  eventIds: readonly string[];
+  /** Among the whole log, or only what a fork inherited (the unique index guards a session's own rows). */
+  lookup: 'log' | 'inherited';
+  /** The call ids the batch mentions (referencedCallIds): their ledger entries. */
+  callIds: readonly string[];
+  /** Whether to read the session's and tenant's settings with the lock (the tool-output step needs them). */
+  withConfigs: boolean;
+}
+
+/** A decided write: the rows at firstSeq.. and the ledger's rows. */
+export interface DecidedWrite {
+  firstSeq: number;
+  rows: readonly EventRow[];
+  ledger: { issued: ReadonlyArray<{ callId: string; name: string; seq: number }>; answered: ReadonlyArray<{ callId: string; seq: number }> };
+}
+
+/**
+ * The store port every writer of events appends through, `T` being its
+ * transaction and `C` the settings it reads with the lock: lock and read
+ * the decider's state, then write what it decided, in that transaction.
+ */
+export interface SessionLogWriter<T, C> {
+  /** Locks the session row and reads the state decideAppend needs; undefined when there is no such session. */
+  lock(tx: T, sessionId: string, lookup: AppendLookup): Promise<{ state: AppendState; configs?: C } | undefined>;
+  /**
+   * Writes rows at the head the statement reads itself, sent behind the lock
+   * before its answer (a speculative insert): the decision that follows
+   * still decides, and a refusal rolls it back. Returns the new head.
+   */
+  writeAhead(tx: T, sessionId: string, rows: readonly EventRow[]): Promise<number>;
+  /**
+   * Writes a decision's rows and ledger rows, together with `alongside`
+   * (another adapter's writes already sent, e.g. tool outputs), the first
+   * refusal rejecting; `written` when writeAhead sent the rows. Returns the new head.
+   */
+  write(tx: T, sessionId: string, write: DecidedWrite, options?: { written?: Promise<number>; alongside?: ReadonlyArray<Promise<unknown>> }): Promise<number>;
+  /**
+   * Writes rows decided on a state assumed before any lock, with no lock
+   * taken before it: it locks the session row itself and writes only if the
+   * row is still `expected` (same row, model and head), not archived and no
+   * fork. Undefined when it wrote nothing. Its conditions being in the
+   * statement, its transaction may be committed unseen (one round trip).
+   */
+  writeIfUnchanged(tx: T, sessionId: string, expected: { headSeq: number; model: string; createdAt: Date }, rows: readonly EventRow[]): Promise<number | undefined>;
+}

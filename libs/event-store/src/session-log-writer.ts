@@ -1,0 +1,33 @@
+import { Tx } from '@app/database';
+import { SessionLogWriter } from '@app/domain';
+import { insertEvents, insertEventsIfUnchanged, lockSessionForAppend } from './append.store';
+import type { SessionConfigs } from './session-row';
+import { findToolCalls, recordToolCalls } from './tool-call-ledger.store';
+
+/** The append port on PostgreSQL: the lock with its lookups, the insert at the head and the ledger's rows. */
+export const logWriter: SessionLogWriter<Tx, SessionConfigs> = {
+  async lock(tx, sessionId, { eventIds, lookup, callIds, withConfigs }) {
+    // Both go out together; the ledger's rows are only read under the lock, which the first statement takes.
+    const [locked, knownCalls] = await Promise.all([
+      lockSessionForAppend(tx, sessionId, { eventIds: [...eventIds], lookup, withConfigs }),
+      callIds.length > 0 ? findToolCalls(tx, sessionId, [...callIds]) : [],
+    ]);
+    if (!locked) return undefined;
+    const { headSeq, model, archived, existing, configs } = locked;
+    return { state: { sessionId, headSeq, model, archived, stored: existing, knownCalls }, configs };
+  },
+
+  writeAhead: (tx, sessionId, rows) => insertEvents(tx, sessionId, null, rows),
+
+  async write(tx, sessionId, { firstSeq, rows, ledger }, { written, alongside = [] } = {}) {
+    // The events, the tool calls and the other writes go out in one burst (pipelined, in this order).
+    const [headSeq] = await Promise.all([
+      written ?? insertEvents(tx, sessionId, firstSeq - 1, rows),
+      recordToolCalls(tx, sessionId, ledger.issued, ledger.answered),
+      ...alongside,
+    ]);
+    return headSeq;
+  },
+
+  writeIfUnchanged: insertEventsIfUnchanged,
+};
