@@ -20,6 +20,9 @@ export interface CommittedAppend {
   pruneAfterSeq: number | null;
 }
 
+/** What a writer hands AppendCommitted besides the session. */
+export type AppendWrites = Omit<CommittedAppend, 'tenantId' | 'sessionId'>;
+
 /** The one after-commit hook of every writer of events in the API: metrics, live streams, jobs. */
 @Injectable()
 export class AppendCommitted {

@@ -5,22 +5,24 @@ import { Database, ReadDatabase, Tx } from '@app/database';
 import {
   AppendBatch,
   appendRows,
+  AppendState,
   decideAppend,
   DomainError,
   hasToolResults,
   nativeAppendRequest,
+  NewEvent,
   parseAppendBatch,
   payloadHash,
   referencedCallIds,
 } from '@app/domain';
-import { isDuplicateEventId, OutboxRow, EventJsonRow, readEventPage, logWriter } from '@app/event-store';
+import { isDuplicateEventId, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
 import { TenantLimitsService } from '../limits/tenant-limits';
 import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
 import { ViewBounds } from '../compactions/view-bounds';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { sessionNotFound } from '../sessions/session-state';
 import { ToolOutputAppend } from '../tool-outputs/tool-output-append';
-import { AppendCommitted } from './append-committed';
+import { AppendCommitted, AppendWrites } from './append-committed';
 import { RecentSessions } from '../sessions/recent-sessions';
 
 /**
@@ -29,7 +31,8 @@ import { RecentSessions } from '../sessions/recent-sessions';
  * among the rules, and the use case's own writes once the batch is decided.
  */
 export interface UseCaseRule<L> {
-  read: (tx: Tx) => Promise<L>;
+  /** `configs`: the session's and tenant's settings, when the append read them with the lock (withConfigs). */
+  read: (tx: Tx, configs: SessionConfigs | undefined) => Promise<L>;
   check: (read: L) => void;
   write?: (tx: Tx, read: L) => Promise<unknown>;
 }
@@ -40,6 +43,18 @@ export interface AppendRequest<L = unknown> {
   /** The request's fingerprint, for Idempotency-Key (computed only when a key is given). */
   fingerprint: () => Buffer;
   rule?: UseCaseRule<L>;
+}
+
+/** An append's answer: 201 with the seqs written, or 200 with a replayed batch's. */
+export interface AppendResult {
+  status: number;
+  body: { headSeq: number; events: Array<{ id: string; seq: number }>; compaction?: { pendingMarkerSeq: number } };
+}
+
+/** What an append wrote, for AppendCommitted once its transaction commits, and its answer. */
+export interface Appended extends AppendWrites {
+  result: AppendResult;
+  outbox: OutboxRow[];
 }
 
 /** Sessions whose model (fixed for the life of a session row) an append may assume before its lock answers. */
@@ -169,7 +184,7 @@ export class EventsService {
     return { result: decision.response, outbox: [] as OutboxRow[], pruneAfterSeq: null, headSeq };
   }
 
-  /** One attempt: lock and read the state, decide, write, the after-write steps; all or nothing. */
+  /** One attempt in its own transaction, Idempotency-Key honoured; all or nothing. */
   private async commitBatch<L>(
     tenantId: string,
     sessionId: string,
@@ -177,63 +192,97 @@ export class EventsService {
     hashes: Buffer[],
     options: AppendRequest<L> & { lookupIds: boolean; speculate: boolean; quotas: TenantQuotas },
   ) {
-    const outbox: OutboxRow[] = [];
-    let pruneAfterSeq: number | null = null;
-    /** Set when this attempt wrote events: the head the live event streams are woken for. */
-    let appendedHeadSeq: number | null = null;
-    const { events } = batch;
+    let appended: Appended | undefined;
     const result = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, options.idempotencyKey, options.fingerprint, this.config.idempotency.ttlHours, async () => {
-        const withToolResults = hasToolResults(events);
-        // Even the optimistic attempt looks ids up among a fork's inherited events: no unique index spans them.
-        // A batch with tool results needs the session's settings (the tool-output view): read with the lock, not after it.
-        const locking = logWriter.lock(tx, sessionId, {
-          eventIds: events.map((e) => e.id),
-          lookup: options.lookupIds ? 'log' : 'inherited',
-          callIds: referencedCallIds(events),
-          withConfigs: withToolResults,
-        });
-        // A batch whose rows do not depend on the lock's answer goes out right behind the lock: one round trip
-        // less. The decision still runs before COMMIT, and a refusal rolls it back.
-        const model = options.speculate && !withToolResults && !options.rule ? this.models.get(tenantId, sessionId) : undefined;
-        const speculated = model === undefined ? undefined : { model, rows: appendRows(events, events, hashes, model) };
-        const written = speculated && logWriter.writeAhead(tx, sessionId, speculated.rows);
-        // Settled on every path: a refusal below leaves it unawaited.
-        void written?.catch(() => undefined);
-        const locked = await locking;
-        if (!locked) throw sessionNotFound(sessionId);
-        const { state, configs } = locked;
-        this.models.set(tenantId, sessionId, state.model);
-        // Written on the wrong assumptions (another session under this id, an event id a fork inherited): roll back, go again.
-        if (speculated && (state.model !== model || state.stored.length > 0)) throw new SpeculationMissed();
-        const { rule } = options;
-        const read = rule && (await rule.read(tx));
-        const decision = decideAppend(state, {
-          events,
-          hashes,
-          expectedSeq: batch.expectedSeq,
-          check: rule && (() => rule.check(read as L)),
-          quotas: hasQuota(options.quotas),
-          prebuilt: speculated,
-        });
-        if (decision.kind === 'replay') return decision.response;
-        await rule?.write?.(tx, read as L);
-        // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
-        const prepared = decision.rows ? undefined : await this.toolOutputs.prepareAppend(tx, sessionId, state.headSeq, events, configs);
-        const rows = decision.rows ?? appendRows(prepared!.events, events, hashes, state.model);
-        const headSeq = await logWriter.write(tx, sessionId, { ...decision, rows }, { written, alongside: prepared?.writes });
-        const appended = { firstSeq: decision.firstSeq, events, tokens: rows.reduce((sum, row) => sum + row.tokens, 0) };
-        const trigger = decision.afterWrite.compactionTrigger ? await triggerAfterAppend(tx, tenantId, sessionId, appended, this.viewBounds) : null;
-        outbox.push(...(trigger?.outbox ?? []));
-        const compaction = trigger?.pendingMarkerSeq ? { compaction: { pendingMarkerSeq: trigger.pendingMarkerSeq } } : {};
-        if (trigger?.pruneScheduled) pruneAfterSeq = trigger.headSeq;
-        // After every write of the batch (events, inline tool outputs, a marker): over a quota, all of it rolls back.
-        if (decision.afterWrite.quotaCheck) await this.tenantLimits.assertWithinQuotas(tx, options.quotas);
-        appendedHeadSeq = trigger?.headSeq ?? headSeq;
-        return { status: 201, body: { ...decision.response.body, headSeq: appendedHeadSeq, ...compaction } };
+        appended = await this.appendIn(tx, tenantId, sessionId, { ...batch, hashes }, options);
+        return appended.result;
       }),
     );
-    return { result, outbox, pruneAfterSeq, headSeq: appendedHeadSeq };
+    // A replayed Idempotency-Key ran nothing.
+    return { result, outbox: appended?.outbox ?? [], pruneAfterSeq: appended?.pruneAfterSeq ?? null, headSeq: appended?.headSeq ?? null };
+  }
+
+  /**
+   * The service's own events (a config change, a manual marker), appended in
+   * the caller's transaction with the caller's other writes: built from the
+   * locked state (their ids from its head, so never a retry of stored ones),
+   * then the same decision, writes and after-write steps as a client batch.
+   * The caller hands the result to AppendCommitted once it commits.
+   */
+  async appendOwn<L>(
+    tx: Tx,
+    tenantId: string,
+    sessionId: string,
+    build: (state: AppendState) => NewEvent[],
+    options: { rule?: UseCaseRule<L>; withConfigs?: boolean } = {},
+  ): Promise<Appended> {
+    const { quotas } = await this.tenantLimits.policyOf(tenantId);
+    return this.appendIn(tx, tenantId, sessionId, build, { ...options, lookupIds: false, speculate: false, quotas });
+  }
+
+  /** Lock and read the state, decide, write, the after-write steps, in `tx`. */
+  private async appendIn<L>(
+    tx: Tx,
+    tenantId: string,
+    sessionId: string,
+    batch: (AppendBatch & { hashes: Buffer[] }) | ((state: AppendState) => NewEvent[]),
+    options: { rule?: UseCaseRule<L>; withConfigs?: boolean; lookupIds: boolean; speculate: boolean; quotas: TenantQuotas },
+  ): Promise<Appended> {
+    const sent = typeof batch === 'function' ? undefined : batch;
+    const withToolResults = sent !== undefined && hasToolResults(sent.events);
+    // Even the optimistic attempt looks ids up among a fork's inherited events: no unique index spans them.
+    // A batch with tool results needs the session's settings (the tool-output view): read with the lock, not after it.
+    const locking = logWriter.lock(tx, sessionId, {
+      eventIds: sent?.events.map((e) => e.id) ?? [],
+      lookup: options.lookupIds ? 'log' : 'inherited',
+      callIds: sent ? referencedCallIds(sent.events) : [],
+      withConfigs: withToolResults || options.withConfigs === true,
+    });
+    // A batch whose rows do not depend on the lock's answer goes out right behind the lock: one round trip
+    // less. The decision still runs before COMMIT, and a refusal rolls it back.
+    const model = sent && options.speculate && !withToolResults && !options.rule ? this.models.get(tenantId, sessionId) : undefined;
+    const speculated = model === undefined ? undefined : { model, rows: appendRows(sent!.events, sent!.events, sent!.hashes, model) };
+    const written = speculated && logWriter.writeAhead(tx, sessionId, speculated.rows);
+    // Settled on every path: a refusal below leaves it unawaited.
+    void written?.catch(() => undefined);
+    const locked = await locking;
+    if (!locked) throw sessionNotFound(sessionId);
+    const { state, configs } = locked;
+    this.models.set(tenantId, sessionId, state.model);
+    // Written on the wrong assumptions (another session under this id, an event id a fork inherited): roll back, go again.
+    if (speculated && (state.model !== model || state.stored.length > 0)) throw new SpeculationMissed();
+    const events = sent?.events ?? (batch as (state: AppendState) => NewEvent[])(state);
+    const hashes = sent?.hashes ?? events.map(payloadHash);
+    const { rule } = options;
+    const read = rule && (await rule.read(tx, configs));
+    const decision = decideAppend(state, {
+      events,
+      hashes,
+      expectedSeq: sent?.expectedSeq,
+      check: rule && (() => rule.check(read as L)),
+      quotas: hasQuota(options.quotas),
+      prebuilt: speculated,
+    });
+    if (decision.kind === 'replay') return { result: decision.response, outbox: [], pruneAfterSeq: null, headSeq: null, appended: 0 };
+    await rule?.write?.(tx, read as L);
+    // Tool outputs go to the store; events keep their in-context views (hashes stay those of the client's events).
+    const prepared = decision.rows ? undefined : await this.toolOutputs.prepareAppend(tx, sessionId, state.headSeq, events, configs);
+    const rows = decision.rows ?? appendRows(prepared!.events, events, hashes, state.model);
+    const headSeq = await logWriter.write(tx, sessionId, { ...decision, rows }, { written, alongside: prepared?.writes });
+    const batchWritten = { firstSeq: decision.firstSeq, events, tokens: rows.reduce((sum, row) => sum + row.tokens, 0) };
+    const trigger = decision.afterWrite.compactionTrigger ? await triggerAfterAppend(tx, tenantId, sessionId, batchWritten, this.viewBounds) : null;
+    const compaction = trigger?.pendingMarkerSeq ? { compaction: { pendingMarkerSeq: trigger.pendingMarkerSeq } } : {};
+    // After every write of the batch (events, inline tool outputs, a marker): over a quota, all of it rolls back.
+    if (decision.afterWrite.quotaCheck) await this.tenantLimits.assertWithinQuotas(tx, options.quotas);
+    const head = trigger?.headSeq ?? headSeq;
+    return {
+      result: { status: 201, body: { ...decision.response.body, headSeq: head, ...compaction } },
+      outbox: trigger?.outbox ?? [],
+      pruneAfterSeq: trigger?.pruneScheduled ? trigger.headSeq : null,
+      headSeq: head,
+      appended: events.length,
+    };
   }
 
   /**

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, sqlState, Tx } from '@app/database';
 import { applyConfigPatch, checkForkSeq, DomainError, estimateMessageTokens, invalid, NewEvent, payloadHash, readModelOf, sessionSettings, windowCacheRatios } from '@app/domain';
-import { findSession, insertEvents, insertOutbox, insertFork, insertSession, listSessions, lockForkSource, lockSessionForAppend, OutboxRow, SessionCursor, readTenantConfig, readWindow, setSessionArchived, updateSessionConfig } from '@app/event-store';
+import { findSession, insertEvents, insertOutbox, insertFork, insertSession, listSessions, lockForkSource, OutboxRow, SessionConfigs, SessionCursor, readTenantConfig, readWindow, setSessionArchived, updateSessionConfig } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
 import { deleteSessionWithOutputs } from '@app/use-cases';
 import { CacheInvalidation } from '../auth/cache-invalidation';
@@ -12,7 +12,9 @@ import { CreateSessionDto, ForkSessionDto, ListSessionsQuery, UpdateSessionDto }
 import { ContextService, tokenFigures } from '../context/context.service';
 import { compactMessage } from '../compactions/compaction-trigger';
 import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
-import { sessionArchived, sessionNotFound, sessionState } from './session-state';
+import { sessionNotFound, sessionState } from './session-state';
+import { AppendCommitted } from '../events/append-committed';
+import { EventsService } from '../events/events.service';
 
 /** A listing cursor: the last row's sort keys. */
 const readSessionCursor = ([updatedAt, sessionId]: unknown[]): SessionCursor | undefined =>
@@ -26,6 +28,8 @@ export class SessionsService {
     private readonly contexts: ContextService,
     private readonly invalidation: CacheInvalidation,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: EventsService,
+    private readonly committed: AppendCommitted,
   ) {}
 
   async create(tenantId: string, dto: CreateSessionDto, idempotencyKey?: string) {
@@ -94,11 +98,13 @@ export class SessionsService {
       if (!(await this.db.tenantTx(tenantId, (tx) => findSession(tx, sessionId)))) throw sessionNotFound(sessionId);
       throw invalid('validation_failed', 'Nothing to change: give config or archived', { fields: [] });
     }
-    await this.db.tenantTx(tenantId, async (tx) => {
+    const changed = await this.db.tenantTx(tenantId, async (tx) => {
       if (archived === false && !(await setSessionArchived(tx, sessionId, false))) throw sessionNotFound(sessionId);
-      if (config !== undefined) await this.changeConfig(tx, sessionId, config);
+      const appended = config === undefined ? undefined : await this.changeConfig(tx, tenantId, sessionId, config);
       if (archived === true && !(await setSessionArchived(tx, sessionId, true))) throw sessionNotFound(sessionId);
+      return appended;
     });
+    if (changed) await this.committed.after({ tenantId, sessionId, ...changed });
     // Nothing more is appended to an archived session: its live streams, on every replica, end.
     if (archived === true) this.invalidation.publish({ kind: 'sessions', tenantId, sessionIds: [sessionId] });
     return this.get(tenantId, sessionId);
@@ -108,18 +114,21 @@ export class SessionsService {
    * Merges a config patch into the session's overrides under the session
    * lock, validated against the resolved config (a patch that leaves an
    * unknown model without limits is refused), and records it in the log as
-   * session.config_changed.
+   * session.config_changed, through the append path.
    */
-  private async changeConfig(tx: Tx, sessionId: string, patch: Record<string, unknown>): Promise<void> {
-    const locked = await lockSessionForAppend(tx, sessionId, { withConfigs: true });
-    const configs = locked?.configs;
-    if (!locked || !configs) throw sessionNotFound(sessionId);
-    if (locked.archived) throw sessionArchived(sessionId);
-    const config = applyConfigPatch(configs.config, patch) as Record<string, unknown>;
-    sessionSettings({ ...configs, config });
-    const event: NewEvent = { id: `config-changed-${locked.headSeq + 1}`, type: 'session.config_changed', data: { patch } };
-    await insertEvents(tx, sessionId, locked.headSeq, [{ event, payloadHash: payloadHash(event), tokens: 0 }]);
-    await updateSessionConfig(tx, sessionId, config);
+  private changeConfig(tx: Tx, tenantId: string, sessionId: string, patch: Record<string, unknown>) {
+    // The settings the lock read (withConfigs) with the patch applied: checked by the rule, written after the decision.
+    const patched = (configs: SessionConfigs) => ({ ...configs, config: applyConfigPatch(configs.config, patch) as Record<string, unknown> });
+    return this.events.appendOwn(tx, tenantId, sessionId, (state) => [{ id: `config-changed-${state.headSeq + 1}`, type: 'session.config_changed', data: { patch } }], {
+      withConfigs: true,
+      rule: {
+        read: async (_tx, configs) => configs!,
+        check: (configs) => {
+          sessionSettings(patched(configs));
+        },
+        write: (tx, configs) => updateSessionConfig(tx, sessionId, patched(configs).config),
+      },
+    });
   }
 
   /** State plus the same token figures the context endpoint reports. */
