@@ -1,6 +1,6 @@
 import { Tx } from '@app/database';
-import { boundAfterGrowth, coldCacheMargin, COMPACTION_TRIGGER_TYPES, compactionFactsOf, CompactionReason, CompactionState, decideTrigger, evaluateOverflow, growsViewOnly, growthThreshold, growthThresholdAfterCheck, maintenanceWanted, markerEvent, mayOverflow, NewEvent, OverflowEvaluation, payloadHash, readModelOf, sessionSettings, SessionView, StoredEvent, viewTokenBound } from '@app/domain';
-import { insertEvents, insertOutbox, OutboxMessage, OutboxRow, readGrowthSince, readWindow } from '@app/event-store';
+import { boundAfterGrowth, coldCacheMargin, COMPACTION_TRIGGER_TYPES, compactionFactsOf, CompactionState, decideTrigger, evaluateOverflow, growsViewOnly, growthThreshold, growthThresholdAfterCheck, maintenanceWanted, markerEvent, mayOverflow, NewEvent, OverflowEvaluation, payloadHash, readModelOf, sessionSettings, SessionView, StoredEvent, viewTokenBound } from '@app/domain';
+import { insertOutbox, logWriter, OutboxMessage, OutboxRow, readGrowthSince, readWindow } from '@app/event-store';
 import { CompactJobData, JobName, sessionJobId } from '@app/queue';
 import { scheduledPruneMessage } from '../prune/prune-scheduler';
 import { boundWentCold, ViewBound, ViewBounds } from './view-bounds';
@@ -14,20 +14,6 @@ export function compactMessage(tenantId: string, sessionId: string, markerSeq: n
     payload: { ...payload },
     deduplicationId: sessionJobId(JobName.Compact, tenantId, sessionId, 'session'),
   };
-}
-
-/** Appends a marker at head+1 and its outbox row in the caller's transaction (the session row is locked). */
-export async function appendMarker(
-  tx: Tx,
-  tenantId: string,
-  sessionId: string,
-  headSeq: number,
-  reason: CompactionReason,
-  instructions?: string | null,
-): Promise<{ markerSeq: number; headSeq: number; outbox: OutboxRow[] }> {
-  const marker = markerEvent(headSeq + 1, reason, instructions);
-  const newHead = await insertEvents(tx, sessionId, headSeq, [{ event: marker, payloadHash: payloadHash(marker), tokens: 0 }]);
-  return { markerSeq: headSeq + 1, headSeq: newHead, outbox: await insertOutbox(tx, [compactMessage(tenantId, sessionId, headSeq + 1)]) };
 }
 
 export interface TriggerResult {
@@ -192,8 +178,12 @@ async function compactionTrigger(
   const decision = decideTrigger({ batch, evaluation, state });
   switch (decision.action) {
     case 'request': {
-      const appended = await appendMarker(tx, tenantId, sessionId, headSeq, decision.reason);
-      return { headSeq: appended.headSeq, outbox: appended.outbox, pendingMarkerSeq: appended.markerSeq };
+      // A step of the batch's own append, after its rows: written through the same port, under the same lock.
+      const markerSeq = headSeq + 1;
+      const marker = markerEvent(markerSeq, decision.reason);
+      const row = { event: marker, payloadHash: payloadHash(marker), tokens: 0 }; // a marker adds nothing to the view
+      const newHead = await logWriter.write(tx, sessionId, { firstSeq: markerSeq, rows: [row], ledger: { issued: [], answered: [] } });
+      return { headSeq: newHead, outbox: await insertOutbox(tx, [compactMessage(tenantId, sessionId, markerSeq)]), pendingMarkerSeq: markerSeq };
     }
     case 'enqueue':
     case 'join':

@@ -7,6 +7,8 @@ import {
   CompactionRequestedData,
   CompactionState,
   cacheReport,
+  markerEvent,
+  sessionArchived,
   composeSessionView,
   readModelOf,
   RewriteCacheCost,
@@ -16,19 +18,19 @@ import {
 import {
   insertOutbox,
   lockSessionForAppend,
-  OutboxRow,
   readCompactionMarkers,
   readCacheTrace,
   readCompactionOutcomes,
   readWindow,
   WindowRead,
 } from '@app/event-store';
-import { OutboxRelay } from '@app/queue';
 import { WindowSummarizer } from '@app/summarizer';
 import { tokenFigures } from '../context/context.service';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
-import { sessionArchived, sessionNotFound } from '../sessions/session-state';
-import { appendMarker, compactMessage } from './compaction-trigger';
+import { sessionNotFound } from '../sessions/session-state';
+import { AppendCommitted, AppendWrites } from '../events/append-committed';
+import { EventsService } from '../events/events.service';
+import { compactMessage } from './compaction-trigger';
 import { CompactionWaiter } from './compaction-waiter';
 import { RequestCompactionDto } from './compactions.dto';
 
@@ -121,7 +123,8 @@ const failureFields = (seq: number | null, d: CompactionFailedData, at?: Date) =
 export class CompactionsService {
   constructor(
     private readonly db: Database,
-    private readonly relay: OutboxRelay,
+    private readonly events: EventsService,
+    private readonly committed: AppendCommitted,
     private readonly waiter: CompactionWaiter,
     private readonly windows: WindowSummarizer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -134,7 +137,7 @@ export class CompactionsService {
    */
   async request(tenantId: string, sessionId: string, dto: RequestCompactionDto, idempotencyKey?: string) {
     if (dto.dryRun) return { status: 200, body: await this.dryRun(tenantId, sessionId, dto.instructions ?? null) };
-    const outbox: OutboxRow[] = [];
+    let committed: AppendWrites | undefined;
     const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/compactions`, dto);
     const accepted = await this.db.tenantTx(tenantId, (tx) =>
       runIdempotent(tx, idempotencyKey, fingerprint, this.config.idempotency.ttlHours, async () => {
@@ -146,16 +149,17 @@ export class CompactionsService {
         // Joining keeps one marker (OpenCode); instructions are the marker's own, so they open a new one.
         if (state.pendingMarkerSeq !== null && !dto.instructions) {
           // Enqueued again too: a job lost with Redis's data comes back, an existing one is not duplicated.
-          outbox.push(...(await insertOutbox(tx, [compactMessage(tenantId, sessionId, state.pendingMarkerSeq)])));
+          committed = { appended: 0, headSeq: null, outbox: await insertOutbox(tx, [compactMessage(tenantId, sessionId, state.pendingMarkerSeq)]), pruneAfterSeq: null };
           return { status: 202, body: { markerSeq: state.pendingMarkerSeq, joined: true } };
         }
-        const appended = await appendMarker(tx, tenantId, sessionId, locked.headSeq, 'manual', dto.instructions);
-        outbox.push(...appended.outbox);
-        return { status: 202, body: { markerSeq: appended.markerSeq, joined: false } };
+        // Through the append path: its trigger enqueues the new marker's job, which is then the pending one.
+        const appended = await this.events.appendOwn(tx, tenantId, sessionId, (after) => [markerEvent(after.headSeq + 1, 'manual', dto.instructions)]);
+        committed = appended;
+        return { status: 202, body: { markerSeq: appended.result.body.events[0].seq, joined: false } };
       }),
     );
     const { markerSeq, joined } = accepted.body as { markerSeq: number; joined: boolean };
-    const [dispatchedJobId] = await this.relay.dispatchNow(this.db, outbox);
+    const [dispatchedJobId] = committed ? await this.committed.after({ tenantId, sessionId, ...committed }) : [];
     if (dto.wait) {
       const ownJobId = compactMessage(tenantId, sessionId, markerSeq).jobId;
       await this.waiter.waitForMarker(markerSeq, [dispatchedJobId ?? ownJobId, ownJobId], dto.timeoutMs ?? DEFAULT_WAIT_MS);

@@ -20,9 +20,5 @@ export function sessionState(row: SessionFields) {
   };
 }
 
-/** Client appends to an archived session are refused until it is unarchived (PATCH {archived: false}). */
-export const sessionArchived = (sessionId: string) =>
-  new DomainError('conflict', 'session_archived', `Session ${JSON.stringify(sessionId.slice(0, 200))} is archived; unarchive it (PATCH {"archived": false}) to append`);
-
 export const sessionNotFound = (sessionId: string) =>
   new DomainError('not_found', 'session_not_found', `Session ${JSON.stringify(sessionId.slice(0, 200))} does not exist`);
