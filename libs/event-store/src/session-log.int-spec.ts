@@ -1,6 +1,6 @@
 import type { Tx } from '@app/database';
-import { NewEvent, payloadHash } from '@app/domain';
-import { findToolCalls, insertEvents, insertSession, lockSessionForAppend, readWindow, recordToolCalls } from '.';
+import { decideAppend, NewEvent, payloadHash } from '@app/domain';
+import { findToolCalls, insertEvents, insertSession, lockSessionForAppend, logWriter, readWindow, recordToolCalls } from '.';
 import { StoreDatabase, storeDatabase } from './testing/store-database';
 
 /**
@@ -123,5 +123,35 @@ describe('session log (store, real PostgreSQL)', () => {
     expect({ read, locked }).toEqual({ read: undefined, locked: undefined });
     await expect(written).rejects.toThrow();
     expect((await store.db.tenantTx(other, (tx) => readWindow(tx, 'log-e')))!.events.map((e) => e.id)).toEqual(['x1']);
+  });
+  it('given a stored event and an issued call, when the port locks for a batch, then its state holds them for the decider; when it writes the decision, then the rows and the ledger are stored', async () => {
+    // given
+    await newSession('log-port');
+    const asked = say('p1', 'user', 'list the files');
+    const call: NewEvent = { id: 'p2', type: 'message.added', data: { message: { id: 'p2', role: 'assistant', parts: [{ type: 'tool_call', callId: 'c1', name: 'bash', input: {} }] } } };
+    await inTenant((tx) => insertEvents(tx, 'log-port', 0, [row(asked), row(call)]));
+    await inTenant((tx) => recordToolCalls(tx, 'log-port', [{ callId: 'c1', name: 'bash', seq: 2 }], []));
+    // when
+    const lookup = { eventIds: ['p1', 'p3'], lookup: 'log' as const, callIds: ['c1'], withConfigs: false };
+    const locked = await inTenant((tx) => logWriter.lock(tx, 'log-port', lookup));
+    // then
+    expect(locked!.state).toMatchObject({ sessionId: 'log-port', headSeq: 2, model: 'gpt-4.1', archived: false, knownCalls: [{ callId: 'c1', name: 'bash', answered: false }] });
+    expect(locked!.state.stored.map((e) => [e.id, e.seq])).toEqual([['p1', 1]]);
+    // when a call is issued and the decision written
+    const next: NewEvent = { id: 'p3', type: 'message.added', data: { message: { id: 'p3', role: 'assistant', parts: [{ type: 'tool_call', callId: 'c2', name: 'bash', input: {} }] } } };
+    const headSeq = await inTenant(async (tx) => {
+      const { state } = (await logWriter.lock(tx, 'log-port', { ...lookup, eventIds: ['p3'], callIds: ['c2'] }))!;
+      const decision = decideAppend(state, { events: [next], hashes: [payloadHash(next)], quotas: false });
+      if (decision.kind !== 'write') throw new Error('expected a write');
+      return logWriter.write(tx, 'log-port', { ...decision, rows: decision.rows! });
+    });
+    // then
+    expect(headSeq).toBe(3);
+    expect((await inTenant((tx) => readWindow(tx, 'log-port')))!.events.map((e) => [e.seq, e.id])).toEqual([
+      [1, 'p1'],
+      [2, 'p2'],
+      [3, 'p3'],
+    ]);
+    expect(await inTenant((tx) => findToolCalls(tx, 'log-port', ['c2']))).toMatchObject([{ callId: 'c2', issuedSeq: 3, answered: false }]);
   });
 });
