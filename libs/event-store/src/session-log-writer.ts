@@ -9,7 +9,8 @@ export const logWriter: SessionLogWriter<Tx, SessionConfigs> = {
   async lock(tx, sessionId, { eventIds, lookup, callIds, withConfigs }) {
     // Both go out together; the ledger's rows are only read under the lock, which the first statement takes.
     const [locked, knownCalls] = await Promise.all([
-      lockSessionForAppend(tx, sessionId, { eventIds: [...eventIds], lookup, withConfigs }),
+      // No ids, no lookup statement.
+      lockSessionForAppend(tx, sessionId, { eventIds: eventIds.length > 0 ? [...eventIds] : undefined, lookup, withConfigs }),
       callIds.length > 0 ? findToolCalls(tx, sessionId, [...callIds]) : [],
     ]);
     if (!locked) return undefined;

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
-import { compactionFactsOf, costsOfCommitted, decideCompletion, eventTokens, NewEvent, nothingToCompactEvent, payloadHash, readModelOf } from '@app/domain';
-import { clearCompactionRunning, insertEvents, lockSessionForAppend, markCompactionRunning, pivotMarkerSeq, readWindow, rewindsAfter } from '@app/event-store';
+import { compactionFactsOf, costsOfCommitted, decideCompletion, NewEvent, NO_LOOKUP, nothingToCompactEvent, readModelOf } from '@app/domain';
+import { clearCompactionRunning, logWriter, markCompactionRunning, pivotMarkerSeq, readWindow, rewindsAfter } from '@app/event-store';
 import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
-import { RewriteMetrics } from '@app/use-cases';
+import { appendUpkeep, RewriteMetrics } from '@app/use-cases';
 import { WindowSummarizer } from '@app/summarizer';
 import { WorkerMetrics } from '../worker-metrics';
 
@@ -129,18 +129,14 @@ export class CompactSession {
     decide: (latestCompletedMarkerSeq: number | null, tx: Tx) => NewEvent[] | Promise<NewEvent[]>,
   ): Promise<boolean> {
     const headSeq = await this.db.tenantTx(tenantId, async (tx) => {
-      const locked = await lockSessionForAppend(tx, sessionId, { eventIds: closingIds(markerSeq) });
+      const locked = await logWriter.lock(tx, sessionId, { ...NO_LOOKUP, eventIds: closingIds(markerSeq) });
       if (!locked) return null;
       await clearCompactionRunning(tx, sessionId, markerSeq);
-      if (locked.existing.length > 0) return null;
+      // The marker is closed already: this job's rule, before the append's (its events are not the closing ids it looked up).
+      if (locked.state.stored.length > 0) return null;
       const events = await decide(await pivotMarkerSeq(tx, sessionId), tx);
       if (events.length === 0) return null;
-      return insertEvents(
-        tx,
-        sessionId,
-        locked.headSeq,
-        events.map((event) => ({ event, payloadHash: payloadHash(event), tokens: eventTokens(event, locked.model) })),
-      );
+      return appendUpkeep(tx, locked.state, events);
     });
     if (headSeq === null) return false;
     // Committed: the API's live event streams read the new events.

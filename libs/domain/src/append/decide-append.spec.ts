@@ -69,6 +69,12 @@ describe('decideAppend', () => {
         .when(outcome(batch([hello], { expectedSeq: 0 })))
         .thenFails('session_archived');
     });
+
+    it("writes upkeep's results (a compaction's, a prune's) to an archived session", () => {
+      given(session({ archived: true }))
+        .when((state) => decideAppend(state, batch([hello], { mode: 'upkeep' })).kind)
+        .then('write');
+    });
   });
 
   describe('rule 3, expectedSeq', () => {

@@ -26,8 +26,19 @@ export interface AppendState {
   knownCalls: readonly KnownToolCall[];
 }
 
+/**
+ * Who writes: `request`, a client's batch or one the service writes on a
+ * request (a pin, a config change, a marker); `upkeep`, the result of the
+ * service's own work on the log (a compaction's, a prune's or archive's),
+ * which is written to an archived session too: archiving stops the
+ * session's clients, not the upkeep of what it already holds.
+ */
+export type AppendMode = 'request' | 'upkeep';
+
 /** A batch and what comes with it. */
 export interface AppendCommand {
+  /** `request` unless given. */
+  mode?: AppendMode;
   events: readonly NewEvent[];
   /** Each event's payload hash, as sent (payloadHash). */
   hashes: readonly Buffer[];
@@ -74,6 +85,7 @@ export type AppendDecision =
       response: AppendResponse;
     };
 
+/** Appends to an archived session are refused until it is unarchived (PATCH {archived: false}). */
 export const sessionArchived = (sessionId: string) =>
   new DomainError('conflict', 'session_archived', `Session ${JSON.stringify(sessionId.slice(0, 200))} is archived; unarchive it (PATCH {"archived": false}) to append`);
 
@@ -83,7 +95,7 @@ export const sessionArchived = (sessionId: string) =>
  *
  * 1. replay: every event id already stored with the same body answers the
  *    original seqs, writing nothing (an id with another body 422, a mix 409);
- * 2. archived: an archived session takes no events (409);
+ * 2. archived: an archived session takes no events (409), but upkeep's;
  * 3. expectedSeq: must be the head (409 version_conflict);
  * 4. the use case's own check;
  * 5. tool-call ledger: a call issued once, a result answers an issued call once;
@@ -104,7 +116,7 @@ export function decideAppend(state: AppendState, command: AppendCommand): Append
     }),
   );
   if (retry.kind === 'replay') return { kind: 'replay', response: { status: 200, body: { headSeq: state.headSeq, events: retry.events } } };
-  if (state.archived) throw sessionArchived(state.sessionId);
+  if (state.archived && command.mode !== 'upkeep') throw sessionArchived(state.sessionId);
   if (command.expectedSeq !== undefined && command.expectedSeq !== state.headSeq) throw versionConflict(command.expectedSeq, state.headSeq);
   command.check?.();
   // Fills a result's missing tool name from its call, in the batch's own events (their hashes are taken already).

@@ -47,3 +47,6 @@ export interface SessionLogWriter<T, C> {
    */
   writeIfUnchanged(tx: T, sessionId: string, expected: { headSeq: number; model: string; createdAt: Date }, rows: readonly EventRow[]): Promise<number | undefined>;
 }
+
+/** The lock read of a writer whose events take their ids from the head (so none is stored yet) and mention no tool call. */
+export const NO_LOOKUP: AppendLookup = { eventIds: [], lookup: 'log', callIds: [], withConfigs: false };
