@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
-import { archiveActive, ArchiveDecision, archivedEvent, buildDigestPrompt, compactionFactsOf, composeSessionView, costsOfCommitted, deriveCompactionState, DigestProvenance, eventTokens, finishLlmDigest, heuristicDigest, judgeRewrite, maintenanceWanted, NewEvent, payloadHash, planRewrite, planStillHolds, PruneDecision, prunedEvent, pruneMode, RewriteCacheCost, RewriteDeferral, RewriteVerdict, rewroteSincePivot, selectArchive, selectMaintenance, selectPruneAfterArchive, SessionConfig, sessionSettings, SessionView } from '@app/domain';
-import { insertEvents, lockSessionForAppend, readWindow, WindowRead } from '@app/event-store';
+import { archiveActive, ArchiveDecision, archivedEvent, buildDigestPrompt, compactionFactsOf, composeSessionView, costsOfCommitted, deriveCompactionState, DigestProvenance, eventTokens, finishLlmDigest, heuristicDigest, judgeRewrite, maintenanceWanted, NewEvent, NO_LOOKUP, planRewrite, planStillHolds, PruneDecision, prunedEvent, pruneMode, RewriteCacheCost, RewriteDeferral, RewriteVerdict, rewroteSincePivot, selectArchive, selectMaintenance, selectPruneAfterArchive, SessionConfig, sessionSettings, SessionView } from '@app/domain';
+import { logWriter, readWindow, WindowRead } from '@app/event-store';
 import { PRODUCER_REDIS, publishSessionHead, RedisClient, SessionJobData } from '@app/queue';
 import { Summarizers } from '@app/summarizer';
+import { appendUpkeep } from './append-upkeep';
 import { RewriteMetrics } from './rewrite-metrics';
 
 /** Outputs a job chose but left in place for now (cache.rewrites `pay-off`): `reason` says until when. */
@@ -149,8 +150,9 @@ export class PruneSession {
 
   private async commit(tenantId: string, sessionId: string, llm: LlmDigest, lastRound: boolean): Promise<PruneReport | null | typeof REPLAN> {
     return this.db.tenantTx(tenantId, async (tx) => {
-      const locked = await lockSessionForAppend(tx, sessionId, { eventIds: [] });
-      if (!locked) return null;
+      const lockRead = await logWriter.lock(tx, sessionId, NO_LOOKUP);
+      if (!lockRead) return null;
+      const locked = lockRead.state;
       // Read after the lock: the fresh log, with every concurrent append and run committed.
       const read = (await readWindow(tx, sessionId))!;
       const { config, inputTokens, view } = settingsOf(read);
@@ -198,8 +200,7 @@ export class PruneSession {
           report.prune = { status: 'pruned', seq: at, eventId: event.id, mode: prune!.policy.mode, ...prune!, cache };
         }
       }
-      const stored = events.map((event) => ({ event, payloadHash: payloadHash(event), tokens: eventTokens(event, locked.model) }));
-      report.headSeq = await insertEvents(tx, sessionId, locked.headSeq, stored);
+      report.headSeq = await appendUpkeep(tx, locked, events);
       // Observed once the events are in; a rolled-back commit of this transaction is retried by the job, which observes again.
       for (const cost of costs.values()) this.metrics.observe(cost);
       this.logger.log(
