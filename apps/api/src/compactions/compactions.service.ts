@@ -30,6 +30,7 @@ import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { sessionNotFound } from '../sessions/session-state';
 import { AppendCommitted, AppendWrites } from '../events/append-committed';
 import { EventsService } from '../events/events.service';
+import { TenantLimitsService } from '../limits/tenant-limits';
 import { compactMessage } from './compaction-trigger';
 import { CompactionWaiter } from './compaction-waiter';
 import { RequestCompactionDto } from './compactions.dto';
@@ -125,6 +126,7 @@ export class CompactionsService {
     private readonly db: Database,
     private readonly events: EventsService,
     private readonly committed: AppendCommitted,
+    private readonly tenantLimits: TenantLimitsService,
     private readonly waiter: CompactionWaiter,
     private readonly windows: WindowSummarizer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -137,6 +139,7 @@ export class CompactionsService {
    */
   async request(tenantId: string, sessionId: string, dto: RequestCompactionDto, idempotencyKey?: string) {
     if (dto.dryRun) return { status: 200, body: await this.dryRun(tenantId, sessionId, dto.instructions ?? null) };
+    const { quotas } = await this.tenantLimits.policyOf(tenantId);
     let committed: AppendWrites | undefined;
     const fingerprint = () => requestFingerprint('POST', `/v1/sessions/${sessionId}/compactions`, dto);
     const accepted = await this.db.tenantTx(tenantId, (tx) =>
@@ -153,7 +156,7 @@ export class CompactionsService {
           return { status: 202, body: { markerSeq: state.pendingMarkerSeq, joined: true } };
         }
         // Through the append path: its trigger enqueues the new marker's job, which is then the pending one.
-        const appended = await this.events.appendOwn(tx, tenantId, sessionId, (after) => [markerEvent(after.headSeq + 1, 'manual', dto.instructions)]);
+        const appended = await this.events.appendOwn(tx, tenantId, sessionId, (after) => [markerEvent(after.headSeq + 1, 'manual', dto.instructions)], { quotas });
         committed = appended;
         return { status: 202, body: { markerSeq: appended.result.body.events[0].seq, joined: false } };
       }),

@@ -54,7 +54,6 @@ export interface AppendResult {
 /** What an append wrote, for AppendCommitted once its transaction commits, and its answer. */
 export interface Appended extends AppendWrites {
   result: AppendResult;
-  outbox: OutboxRow[];
 }
 
 /** Sessions whose model (fixed for the life of a session row) an append may assume before its lock answers. */
@@ -208,17 +207,18 @@ export class EventsService {
    * the caller's transaction with the caller's other writes: built from the
    * locked state (their ids from its head, so never a retry of stored ones),
    * then the same decision, writes and after-write steps as a client batch.
-   * The caller hands the result to AppendCommitted once it commits.
+   * `quotas`: the tenant's (TenantLimitsService.policyOf), resolved before
+   * the transaction opened, since loading them takes a connection of its
+   * own. The caller hands the result to AppendCommitted once it commits.
    */
   async appendOwn<L>(
     tx: Tx,
     tenantId: string,
     sessionId: string,
     build: (state: AppendState) => NewEvent[],
-    options: { rule?: UseCaseRule<L>; withConfigs?: boolean } = {},
+    options: { quotas: TenantQuotas; rule?: UseCaseRule<L>; withConfigs?: boolean },
   ): Promise<Appended> {
-    const { quotas } = await this.tenantLimits.policyOf(tenantId);
-    return this.appendIn(tx, tenantId, sessionId, build, { ...options, lookupIds: false, speculate: false, quotas });
+    return this.appendIn(tx, tenantId, sessionId, build, { ...options, lookupIds: false, speculate: false });
   }
 
   /** Lock and read the state, decide, write, the after-write steps, in `tx`. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, AppConfig } from '@app/config';
+import { APP_CONFIG, AppConfig, TenantQuotas } from '@app/config';
 import { Database, sqlState, Tx } from '@app/database';
 import { applyConfigPatch, checkForkSeq, DomainError, estimateMessageTokens, invalid, NewEvent, payloadHash, readModelOf, sessionSettings, windowCacheRatios } from '@app/domain';
 import { findSession, insertEvents, insertOutbox, insertFork, insertSession, listSessions, lockForkSource, OutboxRow, SessionConfigs, SessionCursor, readTenantConfig, readWindow, setSessionArchived, updateSessionConfig } from '@app/event-store';
@@ -15,6 +15,7 @@ import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
 import { sessionNotFound, sessionState } from './session-state';
 import { AppendCommitted } from '../events/append-committed';
 import { EventsService } from '../events/events.service';
+import { TenantLimitsService } from '../limits/tenant-limits';
 
 /** A listing cursor: the last row's sort keys. */
 const readSessionCursor = ([updatedAt, sessionId]: unknown[]): SessionCursor | undefined =>
@@ -30,6 +31,7 @@ export class SessionsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: EventsService,
     private readonly committed: AppendCommitted,
+    private readonly tenantLimits: TenantLimitsService,
   ) {}
 
   async create(tenantId: string, dto: CreateSessionDto, idempotencyKey?: string) {
@@ -98,9 +100,10 @@ export class SessionsService {
       if (!(await this.db.tenantTx(tenantId, (tx) => findSession(tx, sessionId)))) throw sessionNotFound(sessionId);
       throw invalid('validation_failed', 'Nothing to change: give config or archived', { fields: [] });
     }
+    const { quotas } = await this.tenantLimits.policyOf(tenantId);
     const changed = await this.db.tenantTx(tenantId, async (tx) => {
       if (archived === false && !(await setSessionArchived(tx, sessionId, false))) throw sessionNotFound(sessionId);
-      const appended = config === undefined ? undefined : await this.changeConfig(tx, tenantId, sessionId, config);
+      const appended = config === undefined ? undefined : await this.changeConfig(tx, tenantId, sessionId, config, quotas);
       if (archived === true && !(await setSessionArchived(tx, sessionId, true))) throw sessionNotFound(sessionId);
       return appended;
     });
@@ -116,10 +119,11 @@ export class SessionsService {
    * unknown model without limits is refused), and records it in the log as
    * session.config_changed, through the append path.
    */
-  private changeConfig(tx: Tx, tenantId: string, sessionId: string, patch: Record<string, unknown>) {
+  private changeConfig(tx: Tx, tenantId: string, sessionId: string, patch: Record<string, unknown>, quotas: TenantQuotas) {
     // The settings the lock read (withConfigs) with the patch applied: checked by the rule, written after the decision.
     const patched = (configs: SessionConfigs) => ({ ...configs, config: applyConfigPatch(configs.config, patch) as Record<string, unknown> });
     return this.events.appendOwn(tx, tenantId, sessionId, (state) => [{ id: `config-changed-${state.headSeq + 1}`, type: 'session.config_changed', data: { patch } }], {
+      quotas,
       withConfigs: true,
       rule: {
         read: async (_tx, configs) => configs!,
