@@ -51,6 +51,8 @@ export async function triggerAfterAppend(
   sessionId: string,
   appended: AppendedBatch,
   bounds: ViewBounds,
+  /** The decision's: the batch ends a step (AfterWrite.pruneScheduling). */
+  pruneScheduling: boolean,
 ): Promise<TriggerResult | null> {
   const { firstSeq, events } = appended;
   if (!events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type))) return null;
@@ -77,7 +79,7 @@ export async function triggerAfterAppend(
     at: Date.now(),
     coldAfterMs: cache.timing === 'cache-aware' ? cache.lifetimeSeconds * 1000 : null,
   });
-  const pruneScheduled = events.some((event) => event.type === 'step.finished') && maintenanceWanted(composed.config);
+  const pruneScheduled = pruneScheduling && maintenanceWanted(composed.config);
   if (pruneScheduled) await insertOutbox(tx, [scheduledPruneMessage(tenantId, sessionId, result.headSeq)]);
   return { ...result, pruneScheduled };
 }

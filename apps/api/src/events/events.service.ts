@@ -271,10 +271,11 @@ export class EventsService {
     const rows = decision.rows ?? appendRows(prepared!.events, events, hashes, state.model);
     const headSeq = await logWriter.write(tx, sessionId, { ...decision, rows }, { written, alongside: prepared?.writes });
     const batchWritten = { firstSeq: decision.firstSeq, events, tokens: rows.reduce((sum, row) => sum + row.tokens, 0) };
-    const trigger = decision.afterWrite.compactionTrigger ? await triggerAfterAppend(tx, tenantId, sessionId, batchWritten, this.viewBounds) : null;
+    const { afterWrite } = decision;
+    const trigger = afterWrite.compactionTrigger ? await triggerAfterAppend(tx, tenantId, sessionId, batchWritten, this.viewBounds, afterWrite.pruneScheduling) : null;
     const compaction = trigger?.pendingMarkerSeq ? { compaction: { pendingMarkerSeq: trigger.pendingMarkerSeq } } : {};
     // After every write of the batch (events, inline tool outputs, a marker): over a quota, all of it rolls back.
-    if (decision.afterWrite.quotaCheck) await this.tenantLimits.assertWithinQuotas(tx, options.quotas);
+    if (afterWrite.quotaCheck) await this.tenantLimits.assertWithinQuotas(tx, options.quotas);
     const head = trigger?.headSeq ?? headSeq;
     return {
       result: { status: 201, body: { ...decision.response.body, headSeq: head, ...compaction } },

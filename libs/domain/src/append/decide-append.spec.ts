@@ -190,20 +190,24 @@ describe('decideAppend', () => {
     };
 
     it('evaluates the compaction trigger only for a batch holding a trigger type', () => {
-      given(session()).when(afterWrite(batch([hello, step]))).then({ compactionTrigger: true, quotaCheck: false });
+      given(session()).when(afterWrite(batch([hello]))).then({ compactionTrigger: true, pruneScheduling: false, quotaCheck: false });
       given(session())
         .when(afterWrite(batch([{ id: 'x', type: 'session.config_changed', data: { patch: {} } }])))
-        .then({ compactionTrigger: false, quotaCheck: false });
+        .then({ compactionTrigger: false, pruneScheduling: false, quotaCheck: false });
+    });
+
+    it('schedules prune after a step, with the trigger', () => {
+      given(session()).when(afterWrite(batch([hello, step]))).then({ compactionTrigger: true, pruneScheduling: true, quotaCheck: false });
     });
 
     it('evaluates the trigger for a marker the batch holds (which enqueues its job)', () => {
       given(session({ headSeq: 4 }))
         .when(afterWrite(batch([markerEvent(5, 'manual')])))
-        .then({ compactionTrigger: true, quotaCheck: false });
+        .then({ compactionTrigger: true, pruneScheduling: false, quotaCheck: false });
     });
 
     it('checks the quotas last, when the tenant has one', () => {
-      given(session()).when(afterWrite(batch([hello], { quotas: true }))).then({ compactionTrigger: true, quotaCheck: true });
+      given(session()).when(afterWrite(batch([hello], { quotas: true }))).then({ compactionTrigger: true, pruneScheduling: false, quotaCheck: true });
     });
   });
 });

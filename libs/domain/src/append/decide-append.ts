@@ -59,6 +59,12 @@ export interface AfterWrite {
    * holds, and schedules prune after a step).
    */
   compactionTrigger: boolean;
+  /**
+   * The batch ends a step: prune and archive are scheduled with it when the
+   * session's settings want them, judged by the trigger on the view it read
+   * (a step is a trigger type).
+   */
+  pruneScheduling: boolean;
   /** Stored bytes against the tenant's quotas: needs the batch written, so it runs last and a refusal rolls all of it back. */
   quotaCheck: boolean;
 }
@@ -101,8 +107,8 @@ export const sessionArchived = (sessionId: string) =>
  * 5. tool-call ledger: a call issued once, a result answers an issued call once;
  * 6. rows at head+1.. with their payload hashes and token estimates (after
  *    the tool-output step when the batch has tool results);
- * 7. after the write: the compaction trigger (a marker and its job, prune
- *    scheduling), then the quota check.
+ * 7. after the write: the compaction trigger (a marker and its job), prune
+ *    scheduling after a step, then the quota check.
  */
 export function decideAppend(state: AppendState, command: AppendCommand): AppendDecision {
   const { events, hashes } = command;
@@ -138,6 +144,7 @@ export function decideAppend(state: AppendState, command: AppendCommand): Append
     rows,
     afterWrite: {
       compactionTrigger: events.some((event) => COMPACTION_TRIGGER_TYPES.has(event.type)),
+      pruneScheduling: events.some((event) => event.type === 'step.finished'),
       quotaCheck: command.quotas,
     },
     response: { status: 201, body: { headSeq: seqOf(events.length - 1), events: ids.map((id, i) => ({ id, seq: seqOf(i) })) } },
