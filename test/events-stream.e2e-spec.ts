@@ -5,8 +5,9 @@ import { openStream as openSse, SseStream } from './support/sse';
 
 /**
  * The live event stream: GET /v1/sessions/{id}/events/stream as
- * Server-Sent Events, against the real service. Appends, a worker's
- * compaction and an API prune arrive live (the main service's heartbeat is
+ * Server-Sent Events, against the real service. Appends, the service's own
+ * events (a config change, a manual marker), a worker's compaction and an
+ * API prune arrive live (the main service's heartbeat is
  * a minute long, so only the Redis wake-up can deliver them in time); a
  * reconnect with Last-Event-ID misses and repeats nothing; heartbeats, the
  * per-tenant cap, 404s and the SIGTERM drain on a second service.
@@ -95,6 +96,26 @@ describe('live event stream (SSE)', () => {
     await byQuery.untilSeq(6);
     expect(byQuery.events.map((e) => e.seq)).toEqual([5, 6]);
     byQuery.close();
+  });
+
+  it("the service's own events on a request arrive live too: a config change and a manual compaction marker", async () => {
+    const session = await client.createSession(key, { id: 'sse-own', config: { compaction: { auto: false } } });
+    const stream = tracked(await expectOpen(service, key, session.id));
+    await stream.untilSeq(1);
+
+    expect((await client.request('PATCH', `/v1/sessions/${session.id}`, { key, body: { config: { pins: { maxTokens: 500 } } } })).status).toBe(200);
+    await stream.untilSeq(2);
+    const marker = await client.request('POST', `/v1/sessions/${session.id}/compactions`, { key, body: {} });
+    expect(marker.status).toBe(202);
+    await stream.untilSeq(3);
+
+    // The marker's job may have answered already (seq 4 on): only what the requests wrote is asserted.
+    expect(stream.events.filter((e) => e.seq <= 3).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'session.config_changed'],
+      [3, 'compaction.requested'],
+    ]);
+    expect(marker.body.markerSeq).toBe(3);
   });
 
   it("a worker's compaction.completed arrives live", async () => {
