@@ -309,6 +309,12 @@ async function createRawTable(pg: Client, table: string): Promise<void> {
   await pg.query(`CREATE TABLE ${table} (session_id text NOT NULL, seq bigint NOT NULL, payload jsonb NOT NULL, PRIMARY KEY (session_id, seq))`);
 }
 
+/** The end of a raw side with its own connections: they close and its table goes, whatever failed. */
+async function dropRawSide(pg: Client, conns: Client[], table: string): Promise<void> {
+  await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
+  await pg.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+}
+
 // ---------------------------------------------------------------- one repetition at T turns
 
 /** A session's turns and, built with them, the JSON text of each message. */
@@ -597,8 +603,7 @@ async function floodRaw(svc: Service, pg: Client, schema: string, bodies: string
     const st = sampleStats(flow.latencies);
     return { mbPerSec: bytes / 1e6 / flow.seconds, p50: st.p50, p99: st.p99 };
   } finally {
-    await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
-    await pg.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+    await dropRawSide(pg, conns, table);
   }
 }
 
@@ -777,8 +782,7 @@ async function throughput(svc: Service, pg: Client, schema: string): Promise<Thr
     console.error(`throughput: done in ${f((nowMs() - started) / 1000, 1)} s`);
     return result;
   } finally {
-    await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
-    await pg.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+    await dropRawSide(pg, conns, table);
   }
 }
 
