@@ -15,6 +15,7 @@ import { type Static, type TProperties, type TOptional, type TSchema, Type } fro
 import { OPENCODE_TAIL_BUDGET, PRESETS } from './presets';
 import { CACHE_BREAKPOINTS, CACHE_REWRITE_RULES, COMPACTION_STRATEGIES, COMPACTION_TIMINGS, PRESET_NAMES, SUMMARIZERS } from './types';
 
+/** Declared to ajv (strict mode refuses unknown keywords) and left out of the published document. */
 export const ANNOTATIONS = ['x-defaults', 'x-null-drops'] as const;
 
 const TOKENS = 100_000_000;
