@@ -3,6 +3,7 @@
  * once, its errors turned into issues with a dotted path and a stable code.
  */
 import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
+import { pointerKeys } from '../schema/json-pointer';
 import { isPlainObject } from './json-schema';
 import { ANNOTATIONS, SESSION_CONFIG_SCHEMA } from './schema';
 
@@ -49,12 +50,6 @@ interface Found {
   message: string;
 }
 
-const keysOf = (pointer: string) =>
-  pointer
-    .split('/')
-    .slice(1)
-    .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
-
 /**
  * A oneOf without a discriminator (a truncation: exactly one of tokens,
  * bytes): the errors of the one branch whose required keys the value has;
@@ -72,7 +67,7 @@ function oneOfIssue(error: ErrorObject, keys: string[]): { branch?: number; issu
 
 /** One ajv error as an issue, or null when another error says it better. */
 function issueOf(error: ErrorObject): Found | null {
-  const keys = keysOf(error.instancePath);
+  const keys = pointerKeys(error.instancePath);
   const params = error.params as Record<string, unknown>;
   const parent = error.parentSchema as Json;
   switch (error.keyword) {
@@ -145,7 +140,7 @@ export function configIssues(input: unknown): ConfigIssue[] {
   // Branches of a oneOf whose errors are not the answer: schema path prefixes.
   const skipped: string[] = [];
   for (const error of errors.filter((e) => e.keyword === 'oneOf')) {
-    const { branch, issue } = oneOfIssue(error, keysOf(error.instancePath));
+    const { branch, issue } = oneOfIssue(error, pointerKeys(error.instancePath));
     const branches = (error.schema as unknown[]).map((_, i) => i).filter((i) => i !== branch);
     skipped.push(...branches.map((i) => `${error.schemaPath}/${i}/`));
     if (issue) found.push(issue);
