@@ -353,7 +353,7 @@ describe('prune and archive', () => {
       const seedTiming = { compaction: { summarizer: 'openai', model: 'stub-slow-1500' }, cache: { rewrites: 'always' } };
       await session('ar-slow', archiving({ strategy: 'llm' }, seedTiming), four);
       const running = prune('ar-slow');
-      await waitFor(async () => stub.requests.some((r) => r.model === 'stub-slow-1500'), 'digest call started', 10_000);
+      await stub.received((r) => r.model === 'stub-slow-1500', 'the digest call', 10_000);
       await append('ar-slow', [...toolUse('sl-5', 'out 5'), ...toolUse('sl-6', 'out 6')]);
       const first = (await running).body;
       expect(first.archive).toMatchObject({ status: 'archived', callIds: ['sl-1'], digestBy: 'llm' });

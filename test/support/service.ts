@@ -81,8 +81,14 @@ const QUIET_LEVELS = new Set(['fatal', 'error', 'warn']);
  */
 export async function startReady(app: 'api' | 'worker', env: Record<string, string>, healthUrl: string): Promise<ProcessHandle> {
   const handle = startProcess(app, QUIET_LEVELS.has(env.LOG_LEVEL) ? { ...env, LOG_LEVEL: 'log' } : env);
-  await handle.waitForOutput(READY_LINE[app], `the ${app} to log that it is ready`);
-  await expectHealthy(healthUrl, handle);
+  try {
+    await handle.waitForOutput(READY_LINE[app], `the ${app} to log that it is ready`);
+    await expectHealthy(healthUrl, handle);
+  } catch (error) {
+    // Nobody holds the handle to stop it.
+    await handle.kill();
+    throw error;
+  }
   return handle;
 }
 
@@ -106,6 +112,14 @@ export async function startSupervisor(shutdownTimeoutMs: number): Promise<{ supe
     LOG_FORMAT: 'json',
   });
   return { supervisor, port, workerPort, db };
+}
+
+/** The supervisor's API and worker ready: their readiness lines in its output (they write to its stdout), then one check each. */
+export async function awaitSupervised(supervisor: ProcessHandle, port: number, workerPort: number): Promise<void> {
+  await supervisor.waitForOutput(READY_LINE.api, 'the API via the supervisor');
+  await supervisor.waitForOutput(READY_LINE.worker, 'the worker via the supervisor');
+  await expectHealthy(`http://127.0.0.1:${port}/healthz`, supervisor);
+  await expectHealthy(`http://127.0.0.1:${workerPort}/readyz`, supervisor);
 }
 
 export interface TestService {
