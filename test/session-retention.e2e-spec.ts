@@ -2,7 +2,8 @@ import { Client as PgClient } from 'pg';
 import { Client, expectProblem, userMessage } from './support/client';
 import { connectAs } from './support/database';
 import { ADMIN_TOKEN } from './support/env';
-import { freePort, startProcess, startService, TestService, waitFor } from './support/service';
+import { freePort, startReady, startService, TestService, waitFor } from './support/service';
+import { openedStream } from './support/sse';
 
 const DAY = 24 * 3600;
 
@@ -35,9 +36,7 @@ describe('session retention', () => {
     // Two workers whose metrics ports the spec knows share the maintenance queue.
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      const worker = startProcess('worker', { ...service.env, WORKER_PORT: String(port) });
-      service.workers.push(worker);
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 'worker start', 30_000, worker);
+      service.workers.push(await startReady('worker', { ...service.env, WORKER_PORT: String(port) }, `http://127.0.0.1:${port}/healthz`));
       workerPorts.push(port);
     }
     client = new Client(service.baseUrl);
@@ -137,6 +136,9 @@ describe('session retention', () => {
       await locker.query('BEGIN');
       await locker.query('SELECT 1 FROM tool_output_contents WHERE content_id = $1 FOR UPDATE', [heldContent]);
 
+      // A live stream ends when the job archives or deletes its session (an archived one has none to open).
+      const archiving = await openedStream(service.baseUrl, archive.key, 'idle');
+      const deleting = { idle: await openedStream(service.baseUrl, del.key, 'idle'), held: await openedStream(service.baseUrl, del.key, 'held') };
       await backdate(archive.tenantId, ['idle'], 2);
       await backdate(del.tenantId, ['idle', 'idle-archived', 'held'], 2);
       await backdate(keep.tenantId, ['idle'], 400);
@@ -144,10 +146,13 @@ describe('session retention', () => {
         const set = await admin('PATCH', `/${tenants[name].tenantId}`, { retention: { idleSeconds: DAY, action: name } });
         expect(set.status).toBe(200);
       }
-      await waitFor(async () => (await getSession(archive.key, 'idle')).body.archivedAt !== null, 'the idle session archived');
-      for (const id of ['idle', 'idle-archived', 'held']) {
-        await waitFor(async () => (await getSession(del.key, id)).status === 404, `session ${id} deleted`);
+      expect(await archiving.endReason('the idle session archived')).toBe('session_archived');
+      expect((await getSession(archive.key, 'idle')).body.archivedAt).not.toBeNull();
+      for (const [id, stream] of Object.entries(deleting)) {
+        expect(await stream.endReason(`session ${id} deleted`)).toBe('session_deleted');
+        expect((await getSession(del.key, id)).status).toBe(404);
       }
+      await waitFor(async () => (await getSession(del.key, 'idle-archived')).status === 404, 'session idle-archived deleted');
     });
     afterAll(async () => {
       await locker?.end();
@@ -202,7 +207,7 @@ describe('session retention', () => {
     });
 
     it("counts each archived and deleted session once on the workers' /metrics", async () => {
-      // A worker counts a batch right after its commit, which the API may show first.
+      // A worker counts a batch right after its commit, which the API may show first; polled, as only /metrics shows the count.
       await waitFor(async () => (await retired('archive')) >= 1 && (await retired('delete')) >= 3, 'the retention counters');
       expect(await retired('archive')).toBe(1);
       expect(await retired('delete')).toBe(3);
@@ -214,6 +219,7 @@ describe('session retention', () => {
       const { rows } = await owner.query('SELECT count(*)::int AS n FROM tool_output_refs WHERE content_id = $1', [heldContent]);
       expect(rows[0].n).toBe(0);
       await locker.query('COMMIT');
+      // Polled: the collector's log line counts contents, it does not name them.
       await waitFor(async () => !(await contentExists(heldContent)), 'the collector to delete the orphan content');
       expect(await contentExists(sharedContent)).toBe(true);
     });
@@ -226,8 +232,10 @@ describe('session retention', () => {
       expect((await client.append(key, 'idle', { events: [userMessage('back to work')] })).status).toBe(201);
       // A session idle for days, archived by a run that reads 'idle' in the same statement (one batch).
       await client.createSession(key, { id: 'sentinel' });
+      const sentinel = await openedStream(service.baseUrl, key, 'sentinel');
       await backdate(tenantId, ['sentinel'], 3);
-      await waitFor(async () => (await getSession(key, 'sentinel')).body.archivedAt !== null, 'the sentinel archived');
+      expect(await sentinel.endReason('the sentinel archived')).toBe('session_archived');
+      expect((await getSession(key, 'sentinel')).body.archivedAt).not.toBeNull();
       expect((await getSession(key, 'idle')).body.archivedAt).toBeNull();
       await waitFor(async () => (await retired('archive')) >= 2, 'the sentinel counted');
       expect(await retired('archive')).toBe(2);
