@@ -35,7 +35,8 @@ export async function loadToolOutputs(
     const found = [];
     for (const refId of refIds) {
       const ref = await findRef(tx, refId, sessionId);
-      if (ref) found.push(ref);
+      // A truncated result's output is never inline (it did not fit its view); checked for the type's sake.
+      if (ref && ref.contentId !== null) found.push(ref);
     }
     return found;
   });
