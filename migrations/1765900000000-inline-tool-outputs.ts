@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { setCompression as setEventDataCompression } from './1765500000000-event-data-lz4';
 
 /**
  * Small outputs inline (docs/decisions.md, "Small outputs inline"): an
@@ -13,6 +14,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `tool_output_refs_by_content` only indexes refs with a content (what the
  *   collector and session deletes look up), so an inline ref costs no entry
  *   there.
+ * - Event data is compressed with pglz again (1765500000000 chose lz4): the
+ *   events now hold the small outputs the chunks held, and on them pglz, as
+ *   for chunks, is the smaller: an event with a 4 KB log output compresses
+ *   under the 2 KB TOAST threshold and stays in its row (2.07 KB per event
+ *   against 2.43 KB with lz4, which moves it out to TOAST), for the CPU the
+ *   same outputs' chunks cost in pglz before. Only new values are affected.
  */
 export class InlineToolOutputs1765900000000 implements MigrationInterface {
   name = 'InlineToolOutputs1765900000000';
@@ -22,9 +29,11 @@ export class InlineToolOutputs1765900000000 implements MigrationInterface {
     await q.query(`ALTER TABLE tool_output_refs ADD CONSTRAINT tool_output_refs_inline_attached CHECK (content_id IS NOT NULL OR attached_seq IS NOT NULL)`);
     await q.query(`DROP INDEX tool_output_refs_by_content`);
     await q.query(`CREATE INDEX tool_output_refs_by_content ON tool_output_refs (tenant_id, content_id) WHERE content_id IS NOT NULL`);
+    await q.query(setEventDataCompression('pglz'));
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(setEventDataCompression('lz4'));
     await q.query(`DROP INDEX tool_output_refs_by_content`);
     await q.query(`CREATE INDEX tool_output_refs_by_content ON tool_output_refs (tenant_id, content_id)`);
     // Inline refs have no content to point at: their outputs stay in their events, which name them.
