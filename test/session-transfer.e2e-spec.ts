@@ -212,6 +212,24 @@ describe('session export and import', () => {
     expect(await source.events()).toEqual(events);
   });
 
+  it("a fork's export carries the outputs it inherited, inline and stored, and imports with the same reads", async () => {
+    const source = await richSession('rich-fork-source');
+    const events = await source.events();
+    const atSeq = events.filter((e) => refsOf([e]).length > 0)[2].seq;
+    const forked = await client.request('POST', `${source.path}/forks`, { key: keyA, body: { atSeq, id: 'rich-fork' } });
+    expect(forked.status).toBe(201);
+    const file = join(dir, 'rich-fork.jsonl');
+    await exportTo(keyA, 'rich-fork', file);
+    expect((await importFile(keyB, file)).status).toBe(201);
+    const refs = refsOf(events.filter((e) => e.seq <= atSeq));
+    expect(refs.length).toBe(3);
+    for (const ref of refs) {
+      const path = `/v1/tool-outputs/${ref}?offset=2&limit=5`;
+      const [a, b] = [await client.request('GET', path, { key: keyA }), await client.request('GET', path, { key: keyB })];
+      expect({ ref, status: b.status, body: b.body }).toEqual({ ref, status: 200, body: a.body });
+    }
+  });
+
   it("another tenant's session is a 404 to export, like an unknown one", async () => {
     await agentSession(client, keyA, 'private-1');
     for (const id of ['private-1', 'no-such-session']) {
