@@ -209,6 +209,25 @@ describe('prune and archive', () => {
     await expectValidForProviders('oc-refs');
   });
 
+  it('OpenCode over outputs kept inline (each shown whole in its event): the placeholder carries the ref, which still reads', async () => {
+    // 48,000 chars each in 480 lines: whole in the ~50 KB view, so their events keep them and no content row is written.
+    const lineOf = (i: number) => String(i).repeat(99);
+    const outputs = Array.from({ length: 8 }, (_, i) => toolUse(`in-${i}`, `${lineOf(i)}\n`.repeat(480))).flat();
+    await session('oc-inline', { preset: 'opencode' }, [userMessage('Turn 1'), ...outputs, userMessage('Turn 2'), userMessage('Turn 3')]);
+    const report = await pruneNow('oc-inline');
+    expect(report.prune.status).toBe('pruned');
+    expect(report.prune.callIds[0]).toBe('in-0');
+    const view = await context('oc-inline');
+    const stored = (await client.allEvents(key, 'oc-inline')).map((e) => e.data.message ?? {});
+    for (const callId of report.prune.callIds) {
+      const part = resultOf(stored, callId);
+      expect(part.truncated).toBe(false);
+      expect(resultOf(view.messages, callId).output).toBe(prunedPlaceholder(part.outputRef.id));
+      const read = await client.request('GET', `/v1/tool-outputs/${part.outputRef.id}?offset=480`, { key });
+      expect([read.status, read.body.lines]).toEqual([200, `   480\t${lineOf(Number(callId.slice(3)))}`]);
+    }
+  });
+
   describe('Anthropic parameters from the session config', () => {
     const uses = [
       ['an-1', 'bash'],

@@ -11,6 +11,8 @@ const toolCall = (callId: string) => ({
   type: 'message.added',
   data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId, name: 'bash', input: { cmd: 'run' } }] } },
 });
+/** An output whose view cuts its long last line, so the tool-output tables hold it (a content to collect), not its event. */
+const storedOutput = (text: string) => `${text}\n${'x'.repeat(3000)}`;
 const toolResult = (callId: string, output: string) => ({
   type: 'message.added',
   data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, output }] } },
@@ -105,7 +107,8 @@ describe('session retention', () => {
 
   describe('the job', () => {
     const tenants: Record<'archive' | 'delete' | 'keep', { tenantId: string; key: string }> = {} as never;
-    const shared = `shared output ${Date.now()}`;
+    const sharedLine = `shared output ${Date.now()}`;
+    const shared = storedOutput(sharedLine);
     let heldContent: string;
     let ownContent: string;
     let sharedContent: string;
@@ -117,7 +120,7 @@ describe('session retention', () => {
       for (const id of ['idle', 'active']) await client.createSession(archive.key, { id });
       for (const id of ['idle', 'idle-archived', 'held', 'active']) await client.createSession(del.key, { id });
       await client.createSession(keep.key, { id: 'idle' });
-      for (const [id, output] of [['idle', `own output ${Date.now()}`], ['held', `held output ${Date.now()}`]]) {
+      for (const [id, output] of [['idle', storedOutput(`own output ${Date.now()}`)], ['held', storedOutput(`held output ${Date.now()}`)]]) {
         expect((await client.append(del.key, id, { events: [toolCall('c1'), toolResult('c1', output), toolCall('c2'), toolResult('c2', shared)] })).status).toBe(201);
       }
       expect((await client.append(del.key, 'active', { events: [toolCall('c1'), toolResult('c1', shared)] })).status).toBe(201);
@@ -198,7 +201,7 @@ describe('session retention', () => {
       expect(rows[0].n).toBe(0);
       const events = await client.allEvents(key, 'active');
       const ref = events.flatMap((e) => e.data.message?.parts ?? []).find((p: { type: string }) => p.type === 'tool_result').outputRef.id;
-      expect((await client.request('GET', `/v1/tool-outputs/${ref}?limit=1`, { key })).body.lines).toContain(shared);
+      expect((await client.request('GET', `/v1/tool-outputs/${ref}?limit=1`, { key })).body.lines).toContain(sharedLine);
     });
 
     it('leaves a tenant without a setting untouched', async () => {
