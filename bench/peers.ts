@@ -70,11 +70,13 @@
  * and reads and before the large and throughput phases, in its place: plans
  * otherwise rest on the empty schema's statistics for good (refreshStatistics).
  *
- * BENCH_TARGET=floor runs the same workload against bench/floor-server
- * instead of the API: bare node:http over a raw table, no processing. Its
- * ratios to raw are what a minimal Node HTTP service on this machine pays for
- * being one; the API's ratios over them are its own work. The floor has no
- * context read (left out).
+ * Two servers are measured in the same run, each on its own scratch
+ * database, their repetitions alternating: bench/floor-server (bare
+ * node:http over a raw table, no processing: what a minimal Node HTTP service
+ * on this machine pays for being one; it has no context read) and the API.
+ * After each side's own tables, a last table sets the service against the
+ * floor, target by target (TARGETS). BENCH_TARGET=floor or =service runs one
+ * side alone; BENCH_URL measures that API alone.
  *
  *   npm run build && npm run bench:peers
  *   BENCH_TURNS=50 BENCH_REPS=1 npm run bench:peers
@@ -122,7 +124,7 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const EXTERNAL = process.env.BENCH_URL;
 const DB_URL = process.env.DATABASE_URL ?? (EXTERNAL ? OWNER_URL : 'postgres://postgres@127.0.0.1:5432/postgres');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const TARGET = process.env.BENCH_TARGET ?? 'service';
+const TARGET = process.env.BENCH_TARGET ?? (process.env.BENCH_URL ? 'service' : 'both');
 
 const MODEL = 'gpt-4.1';
 // The context read is of the whole session: no compaction may move its pivot.
@@ -138,15 +140,18 @@ const RSS_SAMPLE_MS = 100;
 const THROUGHPUT = { clients: 32, slices: 2, sliceSeconds: 2.5, turns: 40 };
 
 if (!TURNS.every((t) => Number.isInteger(t) && t >= SLICES)) throw new Error(`BENCH_TURNS must be integers >= ${SLICES}, got ${process.env.BENCH_TURNS}`);
-if (TARGET !== 'service' && TARGET !== 'floor') throw new Error(`BENCH_TARGET must be service or floor, got ${TARGET}`);
-if (TARGET === 'floor' && EXTERNAL) throw new Error('BENCH_TARGET=floor spawns its own server: unset BENCH_URL');
-const FLOOR = TARGET === 'floor';
+if (TARGET !== 'service' && TARGET !== 'floor' && TARGET !== 'both') throw new Error(`BENCH_TARGET must be both, service or floor, got ${TARGET}`);
+if (TARGET !== 'service' && EXTERNAL) throw new Error('BENCH_URL measures that API alone: unset BENCH_TARGET or set it to service');
+/** The server a side measures: the API, or bench/floor-server. */
+type Kind = 'floor' | 'service';
+const KINDS: Kind[] = TARGET === 'both' ? ['floor', 'service'] : [TARGET];
 if (EXTERNAL) requireLoopback('BENCH_URL', new URL(EXTERNAL));
 requireLoopback('DATABASE_URL', new URL(DB_URL));
 
 // ---------------------------------------------------------------- the service under test
 
 interface Service {
+  kind: Kind;
   http: BenchClient;
   key: string;
   /** The service's database, as its owner: its table sizes; the raw side connects there too, in a schema of its own. */
@@ -159,7 +164,7 @@ interface Service {
   close: () => Promise<void>;
 }
 
-async function spawnService(): Promise<Service> {
+async function spawnService(kind: Kind): Promise<Service> {
   const name = `sst_bench_peers_${Date.now()}_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: DB_URL, application_name: 'bench-peers' });
   await admin.connect();
@@ -179,8 +184,9 @@ async function spawnService(): Promise<Service> {
     await admin.end();
   };
   try {
-    api = FLOOR
-      ? await spawnApi(port, { DATABASE_URL: databaseUrl(DB_URL, name) }, join(__dirname, 'floor-server.js'))
+    api =
+      kind === 'floor'
+        ? await spawnApi(port, { DATABASE_URL: databaseUrl(DB_URL, name) }, join(__dirname, 'floor-server.js'))
       : await spawnApi(port, {
           NODE_ENV: 'test',
           DATABASE_URL: databaseUrl(DB_URL, name),
@@ -194,7 +200,7 @@ async function spawnService(): Promise<Service> {
     await owner.connect();
     const { key } = await createScratchTenant(http, 'bench-peers');
     console.error(`scratch database ${name}, API pid ${api.pid} on port ${port}`);
-    return { http, key, dbUrl: databaseUrl(DB_URL, name), owner, api, close };
+    return { kind, http, key, dbUrl: databaseUrl(DB_URL, name), owner, api, close };
   } catch (error) {
     await close();
     throw error;
@@ -211,7 +217,7 @@ async function externalService(url: string): Promise<Service> {
     await deleteScratchTenant(owner, tenantId);
     await owner.end();
   };
-  return { http, key, dbUrl: DB_URL, owner, close };
+  return { kind: 'service', http, key, dbUrl: DB_URL, owner, close };
 }
 
 // ---------------------------------------------------------------- sides
@@ -307,6 +313,12 @@ class RawSession {
 
 async function createRawTable(pg: Client, table: string): Promise<void> {
   await pg.query(`CREATE TABLE ${table} (session_id text NOT NULL, seq bigint NOT NULL, payload jsonb NOT NULL, PRIMARY KEY (session_id, seq))`);
+}
+
+/** The end of a raw side with its own connections: they close and its table goes, whatever failed. */
+async function dropRawSide(pg: Client, conns: Client[], table: string): Promise<void> {
+  await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
+  await pg.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
 }
 
 // ---------------------------------------------------------------- one repetition at T turns
@@ -428,7 +440,7 @@ async function repetition(svc: Service, pg: Client, schema: string, turns: numbe
   const historyRuns = (measure: boolean) => [
     () => timed(measure ? reads.historyRaw : undefined, 5 * turns, 'raw history', () => rawMsg.readAll()),
     () => timed(measure ? reads.historyService : undefined, 1 + 5 * turns, 'service history', () => svcTurn.readAll()),
-    ...(FLOOR
+    ...(svc.kind === 'floor'
       ? []
       : [
           async () => {
@@ -597,8 +609,7 @@ async function floodRaw(svc: Service, pg: Client, schema: string, bodies: string
     const st = sampleStats(flow.latencies);
     return { mbPerSec: bytes / 1e6 / flow.seconds, p50: st.p50, p99: st.p99 };
   } finally {
-    await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
-    await pg.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+    await dropRawSide(pg, conns, table);
   }
 }
 
@@ -777,8 +788,7 @@ async function throughput(svc: Service, pg: Client, schema: string): Promise<Thr
     console.error(`throughput: done in ${f((nowMs() - started) / 1000, 1)} s`);
     return result;
   } finally {
-    await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
-    await pg.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+    await dropRawSide(pg, conns, table);
   }
 }
 
@@ -787,12 +797,12 @@ async function throughput(svc: Service, pg: Client, schema: string): Promise<Thr
 const f = (x: number, digits = 2) => x.toFixed(digits);
 const ms = (x: number) => (x < 10 ? f(x) : f(x, 1));
 const ratio = (service: number, raw: number) => `${f(service / raw)}x`;
-/** The measured side is the service, or the floor with BENCH_TARGET=floor. */
-const COLUMNS = FLOOR ? ['raw pg', 'floor', 'floor / raw'] : ['raw pg', 'service', 'service / raw'];
+/** A side's own tables: raw pg against the server measured. */
+const columns = (kind: Kind) => ['raw pg', kind, `${kind} / raw`];
 const median = (xs: number[]) => sampleStats(xs).p50;
 const MIB = 1024 * 1024;
 
-function reportT(turns: number, reps: Rep[]): void {
+function reportT(kind: Kind, turns: number, reps: Rep[]): void {
   const m = (pick: (r: Rep) => number) => median(reps.map(pick));
   const pair = (raw: (r: Rep) => Stats, service: (r: Rep) => Stats): string[] => {
     const [r50, r99, s50, s99] = [m((r) => raw(r).p50), m((r) => raw(r).p99), m((r) => service(r).p50), m((r) => service(r).p99)];
@@ -807,7 +817,7 @@ function reportT(turns: number, reps: Rep[]): void {
   const perTurn = (k: keyof Rep['perTurn']) => m((r) => r.perTurn[k]);
   const messages = turns * 5;
   printTable([
-    [`T = ${int(turns)} turns (${int(messages)} messages, ${f(m((r) => r.payloadBytes) / MIB, 1)} MiB payload), medians of ${reps.length}`, ...COLUMNS],
+    [`T = ${int(turns)} turns (${int(messages)} messages, ${f(m((r) => r.payloadBytes) / MIB, 1)} MiB payload), medians of ${reps.length}`, ...columns(kind)],
     row('append per turn (ms): INSERT per message / POST per message', perTurn('rawMessage'), perTurn('serviceMessage')),
     row('append per turn (ms): one INSERT per turn / one POST per turn', perTurn('rawBatched'), perTurn('serviceTurn')),
     row('append per turn (ms): INSERT per message / one POST per turn (target <= 3x)', perTurn('rawMessage'), perTurn('serviceTurn')),
@@ -818,13 +828,13 @@ function reportT(turns: number, reps: Rep[]): void {
     row('bytes stored / payload bytes', m((r) => r.stored.raw), m((r) => r.stored.service), 2),
     row('read the whole history, p50 (ms) (target <= 1.5x)', m((r) => r.history.raw), m((r) => r.history.service)),
     row('last 20 messages, p50 (ms) (target <= 2x)', m((r) => r.last20.raw), m((r) => r.last20.service)),
-    ...(FLOOR ? [] : [[`context of the ${int(messages)} messages, format=openai, p50 (ms)`, '—', ms(m((r) => r.context)), '—']]),
+    ...(kind === 'floor' ? [] : [[`context of the ${int(messages)} messages, format=openai, p50 (ms)`, '—', ms(m((r) => r.context)), '—']]),
   ]);
 }
 
-function reportLarge(large: Large): void {
+function reportLarge(kind: Kind, large: Large): void {
   const rows: string[][] = [
-    ['large tool results', ...COLUMNS],
+    ['large tool results', ...columns(kind)],
     [`one ${int(LARGE.bytes / 1024)} KB tool result appended alone, p50 of ${LARGE.measured} (ms) (target <= 10)`, ms(large.single.raw), ms(large.single.service), ratio(large.single.service, large.single.raw)],
   ];
   const fl = large.flood;
@@ -839,7 +849,7 @@ function reportLarge(large: Large): void {
     ],
   );
   if (fl.rssBefore !== undefined) {
-    const server = FLOOR ? 'floor server' : 'API';
+    const server = kind === 'floor' ? 'floor server' : 'API';
     rows.push([`${label}: ${server} VmRSS before / peak (MiB) (target peak < 300 MB)`, '—', `${int(fl.rssBefore)} / ${int(fl.rssPeak!)}`, '—']);
     rows.push([`${server} VmHWM after the whole run (MiB)`, '—', int(fl.hwm!), '—']);
   }
@@ -853,17 +863,17 @@ function cpuPerCall(flow: Flow): string {
   return `${per(flow.cpu.clients)} / ${flow.cpu.server === undefined ? '—' : per(flow.cpu.server)} / ${per(flow.cpu.postgres)}`;
 }
 
-function reportThroughput(tp: Throughput): void {
+function reportThroughput(kind: Kind, tp: Throughput): void {
   const { clients, slices, sliceSeconds } = THROUGHPUT;
   const rate = (x: Flow) => x.events / x.seconds;
-  const rows: string[][] = [[`${clients} sessions appending concurrently, ${slices} x ${sliceSeconds} s per side`, ...COLUMNS]];
+  const rows: string[][] = [[`${clients} sessions appending concurrently, ${slices} x ${sliceSeconds} s per side`, ...columns(kind)]];
   const add = (label: string, k: FlowCase) => {
     const { raw, service } = tp[k];
     const [r, s] = [sampleStats(raw.latencies), sampleStats(service.latencies)];
     rows.push(
       [`${label}: events/s${k === 'turn' ? ' (target >= 5,000 events/s)' : ''}`, int(rate(raw)), int(rate(service)), ratio(rate(service), rate(raw))],
       [`${label}: p50 / p99 per call (ms)`, `${ms(r.p50)} / ${ms(r.p99)}`, `${ms(s.p50)} / ${ms(s.p99)}`, `${ratio(s.p50, r.p50)} / ${ratio(s.p99, r.p99)}`],
-      [`${label}: CPU per call (ms): clients / ${COLUMNS[1]} / PostgreSQL`, cpuPerCall(raw), cpuPerCall(service), '—'],
+      [`${label}: CPU per call (ms): clients / ${kind} / PostgreSQL`, cpuPerCall(raw), cpuPerCall(service), '—'],
     );
   };
   add('turns, INSERT per message / POST per message', 'message');
@@ -871,61 +881,140 @@ function reportThroughput(tp: Throughput): void {
   add('single small events, one INSERT / one POST each', 'small');
   printTable(rows);
   const calls = (k: FlowCase) => `${int(tp[k].raw.latencies.length)} / ${int(tp[k].service.latencies.length)}`;
-  console.log(`\ncalls raw / ${COLUMNS[1]}: per message ${calls('message')}, per turn ${calls('turn')}, small ${calls('small')}`);
+  console.log(`\ncalls raw / ${kind}: per message ${calls('message')}, per turn ${calls('turn')}, small ${calls('small')}`);
   const cores = (k: FlowCase, side: 'raw' | 'service') => {
     const { cpu, seconds } = tp[k][side];
     return f((cpu.clients + (cpu.server ?? 0) + cpu.postgres) / 1000 / seconds, 1);
   };
   console.log(
-    `cores busy (CPU of the three over wall time; this machine has ${os.cpus().length}), raw / ${COLUMNS[1]}: ` +
+    `cores busy (CPU of the three over wall time; this machine has ${os.cpus().length}), raw / ${kind}: ` +
       `per message ${cores('message', 'raw')} / ${cores('message', 'service')}, per turn ${cores('turn', 'raw')} / ${cores('turn', 'service')}, small ${cores('small', 'raw')} / ${cores('small', 'service')}`,
   );
 }
 
 // ---------------------------------------------------------------- main
 
+/** Per T, a side's repetitions; then its large results and throughput. */
+interface SideResults {
+  reps: Map<number, Rep[]>;
+  large: Large;
+  throughput: Throughput;
+}
+
+/** The targets the service is held to against the floor measured in the same run (docs/benchmarks.md). */
+function reportTargets(floor: SideResults, service: SideResults): void {
+  const m = (reps: Rep[], pick: (r: Rep) => number) => median(reps.map(pick));
+  const rows: string[][] = [['the service against the floor, same run', 'floor', 'service', 'service / floor', 'target', 'met']];
+  const check = (label: string, f0: number, s0: number, shown: (x: number) => string, target: string, met: boolean) =>
+    rows.push([label, shown(f0), shown(s0), ratio(s0, f0), target, met ? 'yes' : 'NO']);
+  for (const turns of TURNS) {
+    const [fr, sr] = [floor.reps.get(turns)!, service.reps.get(turns)!];
+    const both = (pick: (r: Rep) => number): [number, number] => [m(fr, pick), m(sr, pick)];
+    const T = `T = ${int(turns)}`;
+    const [fTurn, sTurn] = both((r) => r.perTurn.serviceTurn);
+    check(`${T}: a turn in one POST (ms per turn)`, fTurn, sTurn, ms, '<= 2x', sTurn <= 2 * fTurn);
+    const [fSmall, sSmall] = both((r) => r.small.service.p50);
+    check(`${T}: a small event, p50 (ms)`, fSmall, sSmall, ms, '<= 1.5x', sSmall <= 1.5 * fSmall);
+    const [fSmall99, sSmall99] = both((r) => r.small.service.p99);
+    check(`${T}: a small event, p99 (ms)`, fSmall99, sSmall99, ms, '<= 10 ms', sSmall99 <= 10);
+    const [fLast, sLast] = both((r) => r.last20.service);
+    check(`${T}: the last 20 messages, p50 (ms)`, fLast, sLast, ms, '<= 1.3x', sLast <= 1.3 * fLast);
+    const [fWhole, sWhole] = both((r) => r.history.service);
+    check(`${T}: the whole history, p50 (ms)`, fWhole, sWhole, ms, '<= 1.2x', sWhole <= 1.2 * fWhole);
+    const [fStored, sStored] = both((r) => r.stored.service);
+    const most = turns >= 800 ? 0.7 : 1.0;
+    check(`${T}: bytes stored / payload bytes`, fStored, sStored, (x) => f(x), `<= ${f(most, 1)}x payload`, sStored <= most);
+  }
+  const [fl, sl] = [floor.large, service.large];
+  check('a 186 KB result alone, p50 (ms)', fl.single.service, sl.single.service, ms, '<= 1.5x', sl.single.service <= 1.5 * fl.single.service);
+  check('64 clients x 100 KB results (MB/s)', fl.flood.mbPerSec, sl.flood.mbPerSec, (x) => f(x, 1), '>= 0.6x', sl.flood.mbPerSec >= 0.6 * fl.flood.mbPerSec);
+  check('64 clients x 100 KB results, p99 (ms)', fl.flood.p99, sl.flood.p99, ms, '<= 1,000 ms', sl.flood.p99 <= 1000);
+  if (sl.flood.rssPeak !== undefined) check('server VmRSS peak under the flood (MiB)', fl.flood.rssPeak!, sl.flood.rssPeak, (x) => int(x), '< 300 MB', sl.flood.rssPeak * MIB < 300e6);
+  const [ft, st] = [floor.throughput.turn.service, service.throughput.turn.service];
+  const rate = (x: Flow) => x.events / x.seconds;
+  check('32 sessions, a turn per POST (events/s)', rate(ft), rate(st), (x) => int(x), '>= 0.5x', rate(st) >= 0.5 * rate(ft));
+  const perTurn = (x: Flow, cpu: number | undefined) => (cpu ?? NaN) / x.latencies.length;
+  const [fPg, sPg] = [perTurn(ft, ft.cpu.postgres), perTurn(st, st.cpu.postgres)];
+  check('32 sessions: PostgreSQL CPU per turn (ms)', fPg, sPg, (x) => f(x), '<= 2x', sPg <= 2 * fPg);
+  const [fApi, sApi] = [perTurn(ft, ft.cpu.server), perTurn(st, st.cpu.server)];
+  check('32 sessions: server CPU per turn (ms)', fApi, sApi, (x) => f(x), '<= 3x', sApi <= 3 * fApi);
+  printTable(rows);
+  console.log(`
+${rows.filter((r) => r[5] === 'yes').length} of ${rows.length - 1} targets met`);
+}
+
+async function largeAndThroughput(svc: Service, pg: Client, schema: string): Promise<Omit<SideResults, 'reps'>> {
+  await refreshStatistics(svc);
+  const large = await largeResults(svc, pg, schema);
+  await refreshStatistics(svc);
+  return { large, throughput: await throughput(svc, pg, schema) };
+}
+
 runBench(async () => {
-  const svc = EXTERNAL ? await externalService(EXTERNAL) : await spawnService();
-  const schema = `bench_peers_raw_${randomBytes(3).toString('hex')}`;
-  const pg = new Client({ connectionString: svc.dbUrl, application_name: 'bench-peers-raw' });
+  const sides: Array<{ svc: Service; pg: Client; schema: string }> = [];
   try {
-    await pg.connect();
-    await pg.query(`CREATE SCHEMA ${schema}`);
-    const [{ server_version: pgVersion }] = (await pg.query('SHOW server_version')).rows;
-    const [{ synchronous_commit: syncCommit }] = (await pg.query('SHOW synchronous_commit')).rows;
-    svc.autovacuumOff = (await pg.query('SHOW autovacuum')).rows[0].autovacuum === 'off';
+    for (const kind of KINDS) {
+      const svc = EXTERNAL ? await externalService(EXTERNAL) : await spawnService(kind);
+      const schema = `bench_peers_raw_${randomBytes(3).toString('hex')}`;
+      const pg = new Client({ connectionString: svc.dbUrl, application_name: 'bench-peers-raw' });
+      sides.push({ svc, pg, schema });
+      await pg.connect();
+      await pg.query(`CREATE SCHEMA ${schema}`);
+      svc.autovacuumOff = (await pg.query('SHOW autovacuum')).rows[0].autovacuum === 'off';
+    }
+    const { pg: first } = sides[0];
+    const [{ server_version: pgVersion }] = (await first.query('SHOW server_version')).rows;
+    const [{ synchronous_commit: syncCommit }] = (await first.query('SHOW synchronous_commit')).rows;
     const load = () => os.loadavg().map((x) => f(x)).join(' ');
+    const described = (svc: Service) =>
+      EXTERNAL ?? (svc.kind === 'floor' ? `the floor (bench/floor-server, pid ${svc.api!.pid})` : `the API (pid ${svc.api!.pid}, tenant limits off)`);
     console.log(
-      `bench/peers: ${EXTERNAL ?? (FLOOR ? `the floor (bench/floor-server) spawned here (pid ${svc.api!.pid})` : `API spawned here (pid ${svc.api!.pid}, tenant limits off)`)}, node ${process.version}, ${os.cpus().length} cpus, ` +
-        `PostgreSQL ${pgVersion} (synchronous_commit=${syncCommit}, autovacuum ${svc.autovacuumOff ? 'off: ANALYZE before each phase in its place' : 'on'}); ` +
-        `T = ${TURNS.join(', ')}, ${REPS} repetitions`,
+      `bench/peers: ${sides.map(({ svc }) => described(svc)).join(' and ')}, spawned here; node ${process.version}, ${os.cpus().length} cpus, ` +
+        `PostgreSQL ${pgVersion} (synchronous_commit=${syncCommit}, autovacuum ${sides[0].svc.autovacuumOff ? 'off: ANALYZE before each phase in its place' : 'on'}); ` +
+        `T = ${TURNS.join(', ')}, ${REPS} repetitions${sides.length > 1 ? ', the sides alternating' : ''}`,
     );
     console.log(`load average before: ${load()} (other processes on these cores skew every figure)`);
 
     // Warm-up: every path once, on a short session, not recorded.
-    await repetition(svc, pg, schema, SLICES, 99, 'warm-up');
-
+    for (const { svc, pg, schema } of sides) await repetition(svc, pg, schema, SLICES, 99, `${svc.kind} warm-up`);
+    const reps = sides.map(() => new Map<number, Rep[]>());
     for (const turns of TURNS) {
-      const reps: Rep[] = [];
-      for (let rep = 0; rep < REPS; rep++) reps.push(await repetition(svc, pg, schema, turns, rep, `T=${turns} rep ${rep + 1}/${REPS}`));
-      console.log('');
-      reportT(turns, reps);
+      for (let rep = 0; rep < REPS; rep++) {
+        // Alternating which side goes first: background load hits both alike.
+        for (let k = 0; k < sides.length; k++) {
+          const i = (rep + k) % sides.length;
+          const { svc, pg, schema } = sides[i];
+          const done = await repetition(svc, pg, schema, turns, rep, `${svc.kind} T=${turns} rep ${rep + 1}/${REPS}`);
+          reps[i].set(turns, [...(reps[i].get(turns) ?? []), done]);
+        }
+      }
     }
-    await refreshStatistics(svc);
-    const large = await largeResults(svc, pg, schema);
-    console.log('');
-    reportLarge(large);
-    await refreshStatistics(svc);
-    const flows = await throughput(svc, pg, schema);
-    console.log('');
-    reportThroughput(flows);
+    const results: SideResults[] = [];
+    for (const [i, { svc, pg, schema }] of sides.entries()) results.push({ reps: reps[i], ...(await largeAndThroughput(svc, pg, schema)) });
+    for (const [i, { svc }] of sides.entries()) {
+      console.log(`\n=== ${described(svc)}`);
+      for (const turns of TURNS) {
+        console.log('');
+        reportT(svc.kind, turns, results[i].reps.get(turns)!);
+      }
+      console.log('');
+      reportLarge(svc.kind, results[i].large);
+      console.log('');
+      reportThroughput(svc.kind, results[i].throughput);
+    }
+    if (sides.length === 2) {
+      console.log('');
+      reportTargets(results[0], results[1]);
+    }
     console.log('');
     console.log('context of a 200-message window after compaction at 1,000 / 10,000 / 100,000 events: see npm run bench:context');
     console.log("a 100 MB tool-output upload's RSS growth: see npm run bench:tool-output");
     console.log(`load average after: ${load()}`);
   } finally {
-    await pg.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await pg.end().catch(() => undefined);
-    await svc.close();
+    for (const { svc, pg, schema } of sides) {
+      await pg.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      await pg.end().catch(() => undefined);
+      await svc.close();
+    }
   }
 });

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Sets the compression of session_events.data on the parent and on each partition. */
-const setCompression = (method: 'lz4' | 'pglz') => `
+export const setCompression = (method: 'lz4' | 'pglz') => `
   DO $$
   DECLARE part regclass;
   BEGIN

@@ -18,6 +18,7 @@ import { EventDataLz41765500000000 } from './1765500000000-event-data-lz4';
 import { ToolOutputsStoredOnce1765600000000 } from './1765600000000-tool-outputs-stored-once';
 import { LogSearch1765700000000 } from './1765700000000-log-search';
 import { UsageCountersByRow1765800000000 } from './1765800000000-usage-counters-by-row';
+import { InlineToolOutputs1765900000000 } from './1765900000000-inline-tool-outputs';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   ToolOutputsStoredOnce1765600000000,
   LogSearch1765700000000,
   UsageCountersByRow1765800000000,
+  InlineToolOutputs1765900000000,
 ];

@@ -1,6 +1,6 @@
 import { Client, userMessage } from './support/client';
 import { LlmStub, startLlmStub } from './support/llm-stub';
-import { startService, TestService, waitFor } from './support/service';
+import { startService, TestService } from './support/service';
 
 /**
  * Rewrites that pay for themselves and cache-aware timing
@@ -100,7 +100,7 @@ describe('prompt-cache-aware rewrites', () => {
     await client.createSession(key, { id: 'batch', model: MODEL, config: opencode({ compaction: { summarizer: 'openai', model: 'stub-slow-3000' } }) });
     await append('batch', [...turn('b1', 8_000), userMessage('Turn 2'), done, step(500, 10_000, 2_000)]);
     const requested = client.request('POST', `${path('batch')}/compactions`, { key, body: { wait: true } });
-    await waitFor(async () => stub.requests.some((r) => r.model === 'stub-slow-3000'), 'summarizer call started', 10_000);
+    await stub.received((r) => r.model === 'stub-slow-3000', 'the summarizer call', 10_000);
     // when the prune runs while the summarizer works
     const waiting = await pruneNow('batch');
     // then nothing is cleared: the pivot drops b1 with the rest, in one rewrite

@@ -6,7 +6,7 @@ import type { ResponseCreateParamsNonStreaming } from 'openai/resources/response
 import { isProblem, NewEvent, ProblemError, SessionStoreClient, StoredEvent } from '@session-store/client';
 import { ADMIN_TOKEN } from './support/env';
 import { Client } from './support/client';
-import { startProcess, startService, TestService, waitFor } from './support/service';
+import { startReady, startService, TestService } from './support/service';
 
 /**
  * The typed client (packages/client) against the real service: idempotent
@@ -288,8 +288,7 @@ describe('@session-store/client', () => {
     const before = await take(stream, 2);
     // when the API process is stopped (ending the stream), started again, and an event appended
     await service.api.stop();
-    service.api = startProcess('api', service.env);
-    await waitFor(async () => (await fetch(`${service.baseUrl}/healthz`)).ok, 'API restart', 30_000, service.api);
+    service.api = await startReady('api', service.env, `${service.baseUrl}/healthz`);
     await store.append(session.id, [user('after the restart')]);
     // then the same iteration goes on with the next seq
     const after = await take(stream, 1);

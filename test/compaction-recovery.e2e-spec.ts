@@ -6,9 +6,10 @@ import { sessionJobId } from '../libs/queue/src/job-ids';
 import { agentSession } from './support/agent-script';
 import { Client } from './support/client';
 import { connectAs } from './support/database';
+import { jobResult } from './support/jobs';
 import { LlmStub, startLlmStub } from './support/llm-stub';
 import { startRedis, stopRedis } from './support/redis-server';
-import { freePort, startService, TestService, waitFor } from './support/service';
+import { freePort, startService, TestService } from './support/service';
 
 /**
  * Compaction when things break (reliability notes T3.1, T3.2, T3.3): a
@@ -57,7 +58,7 @@ describe('compaction recovery', () => {
     const agent = await agentSession(client, key, 'killed-worker', { compaction: { summarizer: 'openai', model: 'stub-slow-1200' } });
     const from = stub.requests.length;
     const { markerSeq } = await agent.untilMarker();
-    await waitFor(async () => stub.requests.length > from, 'the summarizer call', 10_000);
+    await stub.received((_, i) => i >= from, 'the summarizer call', 10_000);
     const [first] = service.workers.splice(0, 1);
     await first.kill();
     await service.startWorker();
@@ -82,16 +83,8 @@ describe('compaction recovery', () => {
       const data = { tenantId, sessionId: agent.sessionId, markerSeq };
       await Promise.all(['dup-a', 'dup-b'].map((jobId) => queue.add('compact', data, { jobId })));
       const jobIds = [sessionJobId('compact', tenantId, agent.sessionId, markerSeq), 'dup-a', 'dup-b'];
-      let outcomes: string[] = [];
-      await waitFor(
-        async () => {
-          const jobs = await Promise.all(jobIds.map((id) => queue.getJob(id)));
-          outcomes = jobs.map((job) => job?.returnvalue?.outcome);
-          return outcomes.every(Boolean);
-        },
-        'the three runs finished',
-        20_000,
-      );
+      const results = await Promise.all(jobIds.map((id) => jobResult(queue, id, `the run of job ${id}`, 20_000)));
+      const outcomes: string[] = results.map((result) => result?.outcome);
       // All three summarized (they overlapped); one committed.
       expect(stub.requests.length - from).toBe(3);
       expect(outcomes.sort()).toEqual(['completed', 'discarded', 'discarded']);

@@ -2,7 +2,7 @@ import { renderRecord, SPEC_000_SUMMARY_PROMPT, templateForStrategy } from '@app
 import { Agent, agentSession } from './support/agent-script';
 import { Client } from './support/client';
 import { LlmRequest, LlmStub, startLlmStub, stubSummary } from './support/llm-stub';
-import { startService, TestService, waitFor } from './support/service';
+import { startService, TestService } from './support/service';
 
 /**
  * The LLM summarizers against a local server speaking the OpenAI Chat
@@ -151,8 +151,11 @@ describe('compaction with LLM summarizers', () => {
 
   it('appends made while the summarizer is slow land after the pivot, none lost', async () => {
     const agent = await agentSession(client, key, 'slow-summarizer', { compaction: { summarizer: 'openai', model: 'stub-slow-2500' } });
+    const from = stub.requests.length;
     const { markerSeq } = await agent.untilMarker();
-    await waitFor(async () => (await agent.state()).compaction.state === 'running', 'compaction running', 10_000);
+    // The worker marks the compaction running, then calls the summarizer.
+    await stub.received((r, i) => i >= from && r.model === 'stub-slow-2500', 'the summarizer call', 10_000);
+    expect((await agent.state()).compaction.state).toBe('running');
 
     const meanwhile = [
       { id: 'late-user', type: 'message.added', data: { message: { id: 'late-user', role: 'user', parts: [{ type: 'text', text: 'Also update README.md.' }] } } },

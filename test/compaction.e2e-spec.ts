@@ -1,7 +1,7 @@
 import { CODEX_SUMMARY_PREFIX, COMPACTED_CONTEXT_MARKER, OPENCODE_MARKER_TEXT, PREVIOUS_SUMMARY_MARKER } from '@app/domain';
 import { Agent, agentSession, step, turnEvents } from './support/agent-script';
 import { Client } from './support/client';
-import { freePort, startProcess, startService, TestService, waitFor } from './support/service';
+import { freePort, startReady, startService, TestService } from './support/service';
 
 /**
  * Compaction end to end with the built-in heuristic summarizer (DESIGN.md
@@ -225,9 +225,7 @@ describe('compaction with the heuristic summarizer', () => {
     // A worker whose metrics port this test knows takes over the queue.
     await Promise.all(service.workers.splice(0).map((w) => w.stop()));
     const port = await freePort();
-    const worker = startProcess('worker', { ...service.env, WORKER_PORT: String(port) });
-    service.workers.push(worker);
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 'worker start', 30_000, worker);
+    service.workers.push(await startReady('worker', { ...service.env, WORKER_PORT: String(port) }, `http://127.0.0.1:${port}/healthz`));
 
     const agent = await agentSession(client, key, 'retention-metrics', { compaction: { auto: false } });
     for (let turn = 1; turn <= 3; turn++) await agent.turn(turn);

@@ -201,6 +201,7 @@ describe('live event stream: heartbeats, the per-tenant cap, the drain on SIGTER
     open[0].close();
     await open[0].ended;
     let reopened: SseStream | undefined;
+    // Polled: the API frees the slot once it sees the connection close, which a client cannot observe.
     await waitFor(async () => {
       const attempt = await openStream(service, key, session.id);
       if (attempt.response.status === 429) await attempt.response.text();

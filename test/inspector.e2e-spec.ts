@@ -1,7 +1,9 @@
+import { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, chromium, Page, Request } from 'playwright-core';
 import { Agent, turnEvents } from './support/agent-script';
+import { whenever } from './support/awaiting';
 import { Client, userMessage } from './support/client';
 import { startService, TestService, waitFor } from './support/service';
 
@@ -51,6 +53,7 @@ function eventReads(page: Page, sessionId: string) {
 /** Every event stream the page opens: its session, `afterSeq`, and whether it has ended (answered in full, failed or aborted). */
 function trackStreams(page: Page) {
   const all: { sessionId: string; afterSeq: number; ended: boolean; request: Request }[] = [];
+  const changed = new EventEmitter();
   page.on('request', (request) => {
     const url = new URL(request.url());
     const match = /^\/v1\/sessions\/([^/]+)\/events\/stream$/.exec(url.pathname);
@@ -58,10 +61,14 @@ function trackStreams(page: Page) {
   });
   const end = (request: Request) => {
     for (const s of all) if (s.request === request) s.ended = true;
+    changed.emit('ended');
   };
   page.on('requestfinished', end);
   page.on('requestfailed', end);
-  return { all, open: () => all.filter((s) => !s.ended).map((s) => ({ sessionId: s.sessionId, afterSeq: s.afterSeq })) };
+  const open = () => all.filter((s) => !s.ended).map((s) => ({ sessionId: s.sessionId, afterSeq: s.afterSeq }));
+  /** Resolves once no stream is open (at once if none is), as the browser reports each one finished or failed. */
+  const allClosed = (what: string, timeoutMs = 10_000) => whenever(changed, 'ended', () => (open().length === 0 ? true : undefined), what, timeoutMs);
+  return { all, open, allClosed };
 }
 
 const isStream = (url: URL) => url.pathname.endsWith('/events/stream');
@@ -570,7 +577,7 @@ describe('inspector page', () => {
   it('shows new events live from the event stream, closes it while the tab is hidden, and resumes or reconnects from the last seq', async () => {
     // Opened again, so that the opening of its stream is watched.
     await page.click('#back');
-    await waitFor(async () => streams.open().length === 0, 'the session view to close its stream', 10_000);
+    await streams.allClosed('the session view to close its stream');
     const head = (await client.request('GET', '/v1/sessions/inspect-me', { key })).body.headSeq;
     await page.locator('#sessions-body tr', { hasText: 'inspect-me' }).click();
     await page.locator('#live-status', { hasText: `live · head seq ${head}` }).waitFor();
@@ -595,7 +602,7 @@ describe('inspector page', () => {
       const opened = streams.all.length;
       await setTabHidden(page, true);
       await page.locator('#live-status', { hasText: 'paused while the tab is hidden' }).waitFor();
-      await waitFor(async () => streams.open().length === 0, 'the hidden tab to abort its stream', 10_000);
+      await streams.allClosed('the hidden tab to abort its stream');
       await client.append(key, 'inspect-me', { events: [userMessage('appended while hidden')] });
       await page.clock.runFor(10 * POLL_MS);
       await page.evaluate(() => 0);
@@ -680,11 +687,13 @@ describe('inspector page', () => {
     await page.click('#back');
     await page.click('#search-clear');
     const opening = eventReads(page, 'pruned-work');
+    const isMarkRead = (request: Request) => request.url().includes('/v1/sessions/pruned-work/events?') && new URL(request.url()).searchParams.has('types');
+    const marksRead = page.waitForRequest(isMarkRead, { timeout: 30_000 });
     await page.locator('#sessions-body tr', { hasText: 'pruned-work' }).click();
     await page.locator('#session-title', { hasText: 'pruned-work' }).waitFor();
     // The marks do not wait for the timeline: every prune and archive event is read at open.
     const markReads = () => opening.reads.filter((r) => r.types !== null);
-    await waitFor(async () => markReads().length > 0, 'the read of prune and archive events');
+    await marksRead;
     expect(markReads()).toEqual([{ afterSeq: 0, limit: 500, types: 'tool_outputs.pruned,tool_results.archived' }]);
     opening.stop();
     const events = await client.allEvents(key, 'pruned-work');
@@ -720,7 +729,7 @@ describe('inspector page', () => {
   it(`virtualizes a ${LONG_EVENTS.toLocaleString('en-US')}-event timeline: a bounded number of rows in the DOM, pages fetched as they scroll into view`, async () => {
     expect(streams.open()).toEqual([{ sessionId: 'pruned-work', afterSeq: expect.any(Number) }]);
     await page.click('#back');
-    await waitFor(async () => streams.open().length === 0, 'closing the session view to abort its stream', 10_000);
+    await streams.allClosed('closing the session view to abort its stream');
     const watched = eventReads(page, 'long-log');
     try {
       await page.locator('#sessions-body tr', { hasText: 'long-log' }).click();
@@ -756,7 +765,7 @@ describe('inspector page', () => {
     expect(streams.open()).toEqual([{ sessionId: 'long-log', afterSeq: LONG_EVENTS + 1 }]);
     await page.click('#sign-out');
     await page.locator('#sign-in-view').waitFor();
-    await waitFor(async () => streams.open().length === 0, 'signing out to abort the stream', 10_000);
+    await streams.allClosed('signing out to abort the stream');
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
     expect(consoleProblems).toEqual([]);
   });

@@ -4,7 +4,9 @@ import { createTestDatabase } from './support/database';
 import { ADMIN_TOKEN } from './support/env';
 import { LlmStub, startLlmStub } from './support/llm-stub';
 import { startRedis, stopRedis } from './support/redis-server';
-import { exited, freePort, logLines, ProcessHandle, startProcess, startService, startSupervisor, TestService, waitFor } from './support/service';
+import { within } from './support/awaiting';
+import { awaitEvent } from './support/sse';
+import { awaitSupervised, exited, freePort, logLines, ProcessHandle, startProcess, startReady, startService, startSupervisor, TestService } from './support/service';
 
 /**
  * How the processes start, stop and log, as an operator meets them: real
@@ -99,23 +101,25 @@ describe('graceful shutdown', () => {
 
   /** A fresh API process on the same database, the previous one gone. */
   async function restartApi(): Promise<void> {
-    service.api = startProcess('api', service.env);
-    await waitFor(async () => (await fetch(`${service.baseUrl}/healthz`)).ok, 'API restart', 30_000, service.api);
+    service.api = await startReady('api', service.env, `${service.baseUrl}/healthz`);
   }
 
   it('the API under appends drains within the deadline with exit 0, and every acknowledged append is in the log once', async () => {
     const sessions = await Promise.all([1, 2, 3, 4].map((i) => client.createSession(key, { id: `drain-${i}` })));
     const acknowledged: string[] = [];
     let stop = false;
+    let underWay = () => undefined as void;
+    const fortieth = new Promise<void>((resolve) => (underWay = resolve));
     const writers = sessions.map(async (session, w) => {
       for (let n = 0; !stop; n++) {
         const id = `w${w}-${n}`;
         const res = await client.append(key, session.id, { events: [userMessage(id, `message ${n}`)] }).catch(() => undefined);
-        if (res?.status === 201) acknowledged.push(`${session.id}/${id}`);
-        else if (res) break;
+        if (res?.status === 201 && acknowledged.push(`${session.id}/${id}`) === 40) underWay();
+        else if (res && res.status !== 201) break;
       }
     });
-    await waitFor(async () => acknowledged.length >= 40, 'appends under way');
+    const stopped = Promise.all(writers).then(() => Promise.reject(new Error('the writers stopped before 40 appends were acknowledged')));
+    await within(Promise.race([fortieth, stopped]), '40 acknowledged appends');
     const { code, ms } = await stopTimed(service.api);
     stop = true;
     await Promise.all(writers);
@@ -181,17 +185,13 @@ describe('worker shutdown', () => {
       const from = stub.requests.length;
       const requested = await client.request('POST', `/v1/sessions/${session.id}/compactions`, { key, body: {} });
       expect(requested.status).toBe(202);
-      await waitFor(async () => stub.requests.length > from, 'the summarizer call under way');
+      await stub.received((_, i) => i >= from, 'the summarizer call');
       const { code, ms } = await stopTimed(service.workers[0]);
       expect(ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS + SLACK_MS);
       expect(code).toBe(0);
 
       await service.startWorker();
-      await waitFor(
-        async () => (await client.allEvents(key, session.id)).some((e) => e.type === 'compaction.completed'),
-        'the compaction finished by the second worker',
-        30_000,
-      );
+      await awaitEvent(service.baseUrl, key, session.id, (e) => e.type === 'compaction.completed', 'the compaction finished by the second worker', 30_000);
       const events = await client.allEvents(key, session.id);
       expect(events.filter((e) => e.type === 'compaction.completed')).toHaveLength(1);
       const state = await client.request('GET', `/v1/sessions/${session.id}`, { key });
@@ -227,8 +227,7 @@ describe('the npm start supervisor', () => {
   it('passes SIGTERM to API and worker and exits 0 once both drained, within the deadline', async () => {
     const { supervisor, port, workerPort, db } = await startSupervisor(SHUTDOWN_TIMEOUT_MS);
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 'API via supervisor', 30_000, supervisor);
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${workerPort}/readyz`)).ok, 'worker via supervisor', 30_000, supervisor);
+      await awaitSupervised(supervisor, port, workerPort);
       const { code, ms } = await stopTimed(supervisor);
       expect(code).toBe(0);
       expect(ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS + SLACK_MS);
@@ -274,7 +273,7 @@ describe('structured logs and worker observability', () => {
     const hostile = await client.request('GET', '/healthz', { headers: { 'x-request-id': 'a b <script>' } });
     expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
-    await waitFor(async () => service.api.output().includes('trace-bad-2'), 'request log lines');
+    await service.api.waitForOutput(/trace-bad-2/, 'the request log lines');
     const lines = logLines(service.api.output());
     expect(lines.find((l) => l.requestId === 'trace-ok-1' && l.msg === 'request completed')).toMatchObject({
       level: 'info',

@@ -1,5 +1,5 @@
 import { Client, expectProblem, userMessage } from './support/client';
-import { freePort, ProcessHandle, startProcess, startService, TestService, waitFor } from './support/service';
+import { freePort, ProcessHandle, startReady, startService, TestService } from './support/service';
 
 describe('GET /metrics', () => {
   let service: TestService;
@@ -41,8 +41,7 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     client = new Client(service.baseUrl);
     const port = await freePort();
     workerUrl = `http://127.0.0.1:${port}`;
-    worker = startProcess('worker', { ...service.env, WORKER_PORT: String(port) });
-    await waitFor(async () => (await fetch(`${workerUrl}/healthz`)).ok, 'worker start', 30_000, worker);
+    worker = await startReady('worker', { ...service.env, WORKER_PORT: String(port) }, `${workerUrl}/healthz`);
   });
   afterAll(async () => {
     await worker?.stop();

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Client as PgClient } from 'pg';
 import { connectAs } from './support/database';
+import { jobResult } from './support/jobs';
 import { Client } from './support/client';
 import { startRedis, stopRedis } from './support/redis-server';
 import { freePort, startService, TestService, waitFor } from './support/service';
@@ -27,12 +28,12 @@ describe('outbox → BullMQ → worker', () => {
     if (redis) await stopRedis(redis);
   });
 
-  async function jobState(jobId: string): Promise<string | undefined> {
+  /** Resolves when the compact job completed; rejects if it failed. */
+  async function jobCompleted(jobId: string, what: string): Promise<void> {
     const connection = new Redis(redisPort, '127.0.0.1', { maxRetriesPerRequest: null });
     const queue = new Queue('session-compaction', { connection, prefix: service.prefix });
     try {
-      const job = await queue.getJob(jobId);
-      return job ? await job.getState() : undefined;
+      await jobResult(queue, jobId, what);
     } finally {
       await queue.close();
       connection.disconnect();
@@ -54,7 +55,7 @@ describe('outbox → BullMQ → worker', () => {
     await requestCompaction(key, 'first');
     const [row] = await outboxRows();
     expect(row.dispatched_at).not.toBeNull();
-    await waitFor(async () => (await jobState(row.job_id)) === 'completed', 'compact job completed');
+    await jobCompleted(row.job_id, 'the compact job to complete');
   });
 
   it('keeps the trigger while Redis is down; the sweeper enqueues it when Redis returns', async () => {
@@ -66,8 +67,9 @@ describe('outbox → BullMQ → worker', () => {
     expect(pending).toHaveLength(1);
 
     redis = await startRedis(redisPort);
+    // Polled: the sweeper's dispatch is a row update, which nothing announces.
     await waitFor(async () => (await outboxRows()).every((r) => r.dispatched_at !== null), 'sweeper dispatch', 30_000);
-    await waitFor(async () => (await jobState(pending[0].job_id)) === 'completed', 'job completed after Redis returned', 30_000);
+    await jobCompleted(pending[0].job_id, 'the job to complete after Redis returned');
   });
 
   it('deletes finished rows once older than OUTBOX_RETENTION_HOURS, and keeps recent ones', async () => {
@@ -75,6 +77,7 @@ describe('outbox → BullMQ → worker', () => {
     await requestCompaction(key, 'retained-old');
     await requestCompaction(key, 'retained-new');
     const ids = async () => (await owner.query(`SELECT payload->>'sessionId' AS id FROM outbox WHERE payload->>'sessionId' LIKE 'retained-%' ORDER BY 1`)).rows.map((r) => r.id);
+    // Polled, like the deletion below: both are row changes in the outbox table, which nothing announces.
     await waitFor(async () => (await owner.query(`SELECT 1 FROM outbox WHERE payload->>'sessionId' LIKE 'retained-%' AND dispatched_at IS NULL`)).rowCount === 0, 'both enqueued');
     await owner.query(`UPDATE outbox SET created_at = now() - interval '25 hours' WHERE payload->>'sessionId' = 'retained-old'`);
     // A worker looks for finished rows at its first reconciliation, then every ten minutes.

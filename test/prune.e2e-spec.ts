@@ -15,9 +15,11 @@ import { sessionJobId } from '../libs/queue/src/job-ids';
 import { JobName, QueueName } from '../libs/queue/src/queue-names';
 import { Client, userMessage } from './support/client';
 import { connectAs } from './support/database';
+import { jobResult } from './support/jobs';
 import { LlmStub, startLlmStub } from './support/llm-stub';
 import { startRedis, stopRedis } from './support/redis-server';
-import { freePort, startService, TestService, waitFor } from './support/service';
+import { freePort, startService, TestService } from './support/service';
+import { awaitEvent } from './support/sse';
 
 /**
  * Pruning and tool-result archiving end to end: POST .../prune in
@@ -207,6 +209,25 @@ describe('prune and archive', () => {
     await expectValidForProviders('oc-refs');
   });
 
+  it('OpenCode over outputs kept inline (each shown whole in its event): the placeholder carries the ref, which still reads', async () => {
+    // 48,000 chars each in 480 lines: whole in the ~50 KB view, so their events keep them and no content row is written.
+    const lineOf = (i: number) => String(i).repeat(99);
+    const outputs = Array.from({ length: 8 }, (_, i) => toolUse(`in-${i}`, `${lineOf(i)}\n`.repeat(480))).flat();
+    await session('oc-inline', { preset: 'opencode' }, [userMessage('Turn 1'), ...outputs, userMessage('Turn 2'), userMessage('Turn 3')]);
+    const report = await pruneNow('oc-inline');
+    expect(report.prune.status).toBe('pruned');
+    expect(report.prune.callIds[0]).toBe('in-0');
+    const view = await context('oc-inline');
+    const stored = (await client.allEvents(key, 'oc-inline')).map((e) => e.data.message ?? {});
+    for (const callId of report.prune.callIds) {
+      const part = resultOf(stored, callId);
+      expect(part.truncated).toBe(false);
+      expect(resultOf(view.messages, callId).output).toBe(prunedPlaceholder(part.outputRef.id));
+      const read = await client.request('GET', `/v1/tool-outputs/${part.outputRef.id}?offset=480`, { key });
+      expect([read.status, read.body.lines]).toEqual([200, `   480\t${lineOf(Number(callId.slice(3)))}`]);
+    }
+  });
+
   describe('Anthropic parameters from the session config', () => {
     const uses = [
       ['an-1', 'bash'],
@@ -353,7 +374,7 @@ describe('prune and archive', () => {
       const seedTiming = { compaction: { summarizer: 'openai', model: 'stub-slow-1500' }, cache: { rewrites: 'always' } };
       await session('ar-slow', archiving({ strategy: 'llm' }, seedTiming), four);
       const running = prune('ar-slow');
-      await waitFor(async () => stub.requests.some((r) => r.model === 'stub-slow-1500'), 'digest call started', 10_000);
+      await stub.received((r) => r.model === 'stub-slow-1500', 'the digest call', 10_000);
       await append('ar-slow', [...toolUse('sl-5', 'out 5'), ...toolUse('sl-6', 'out 6')]);
       const first = (await running).body;
       expect(first.archive).toMatchObject({ status: 'archived', callIds: ['sl-1'], digestBy: 'llm' });
@@ -372,7 +393,7 @@ describe('prune and archive', () => {
 
     const job = (await queue.getJob(sessionJobId(JobName.Prune, tenantId, 'auto-on', heads[0])))!;
     expect(job.opts.delay).toBe(JOB_DELAY_MS);
-    await waitFor(async () => (await job.getState()) === 'completed', 'prune job completed', 20_000);
+    await jobResult(queue, job.id!, 'the prune job', 20_000);
     expect((await queue.getJob(job.id!))!.returnvalue).toMatchObject({ prune: { status: 'pruned', callIds: ['au-1'] } });
     const mine = (await queue.getJobs(['completed', 'active', 'delayed', 'waiting'])).filter((j) => j.name === JobName.Prune && j.data.sessionId === 'auto-on');
     expect(mine.map((j) => j.id)).toEqual([job.id]);
@@ -388,7 +409,8 @@ describe('prune and archive', () => {
     const queued = await prune('queued', {});
     expect(queued.status).toBe(202);
     expect(queued.body).toEqual({ sessionId: 'queued', headSeq, queued: true, jobId: sessionJobId(JobName.Prune, tenantId, 'queued', `now-${headSeq}`) });
-    await waitFor(async () => (await eventsOfType('queued', 'tool_outputs.pruned')).length === 1, 'queued prune committed', 20_000);
+    await awaitEvent(service.baseUrl, key, 'queued', (e) => e.type === 'tool_outputs.pruned', 'the queued prune to commit', 20_000);
+    expect(await eventsOfType('queued', 'tool_outputs.pruned')).toHaveLength(1);
 
     const other = await client.createTenant('other');
     for (const body of [{ wait: true }, {}]) {

@@ -76,6 +76,7 @@ describe('search over the log', () => {
   const places = (res: { body: { hits: Array<{ sessionId: string; seq: number }> } }) => res.body.hits.map((h) => `${h.sessionId}@${h.seq}`);
   const sessionsOf = (res: { body: { hits: Array<{ sessionId: string }> } }) => [...new Set(res.body.hits.map((h) => h.sessionId))];
 
+  /** Polled, here and below: the worker indexes in the background, and only search answers say how far it got. */
   async function indexed(k: string, ids: readonly string[]): Promise<void> {
     await waitFor(
       async () => {

@@ -2,7 +2,8 @@ import { Client as PgClient } from 'pg';
 import { Client, expectProblem, userMessage } from './support/client';
 import { connectAs } from './support/database';
 import { ADMIN_TOKEN } from './support/env';
-import { freePort, startProcess, startService, TestService, waitFor } from './support/service';
+import { freePort, startReady, startService, TestService, waitFor } from './support/service';
+import { openedStream } from './support/sse';
 
 const DAY = 24 * 3600;
 
@@ -10,6 +11,8 @@ const toolCall = (callId: string) => ({
   type: 'message.added',
   data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId, name: 'bash', input: { cmd: 'run' } }] } },
 });
+/** An output whose view cuts its long last line, so the tool-output tables hold it (a content to collect), not its event. */
+const storedOutput = (text: string) => `${text}\n${'x'.repeat(3000)}`;
 const toolResult = (callId: string, output: string) => ({
   type: 'message.added',
   data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, output }] } },
@@ -35,9 +38,7 @@ describe('session retention', () => {
     // Two workers whose metrics ports the spec knows share the maintenance queue.
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      const worker = startProcess('worker', { ...service.env, WORKER_PORT: String(port) });
-      service.workers.push(worker);
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 'worker start', 30_000, worker);
+      service.workers.push(await startReady('worker', { ...service.env, WORKER_PORT: String(port) }, `http://127.0.0.1:${port}/healthz`));
       workerPorts.push(port);
     }
     client = new Client(service.baseUrl);
@@ -106,7 +107,8 @@ describe('session retention', () => {
 
   describe('the job', () => {
     const tenants: Record<'archive' | 'delete' | 'keep', { tenantId: string; key: string }> = {} as never;
-    const shared = `shared output ${Date.now()}`;
+    const sharedLine = `shared output ${Date.now()}`;
+    const shared = storedOutput(sharedLine);
     let heldContent: string;
     let ownContent: string;
     let sharedContent: string;
@@ -118,7 +120,7 @@ describe('session retention', () => {
       for (const id of ['idle', 'active']) await client.createSession(archive.key, { id });
       for (const id of ['idle', 'idle-archived', 'held', 'active']) await client.createSession(del.key, { id });
       await client.createSession(keep.key, { id: 'idle' });
-      for (const [id, output] of [['idle', `own output ${Date.now()}`], ['held', `held output ${Date.now()}`]]) {
+      for (const [id, output] of [['idle', storedOutput(`own output ${Date.now()}`)], ['held', storedOutput(`held output ${Date.now()}`)]]) {
         expect((await client.append(del.key, id, { events: [toolCall('c1'), toolResult('c1', output), toolCall('c2'), toolResult('c2', shared)] })).status).toBe(201);
       }
       expect((await client.append(del.key, 'active', { events: [toolCall('c1'), toolResult('c1', shared)] })).status).toBe(201);
@@ -137,6 +139,9 @@ describe('session retention', () => {
       await locker.query('BEGIN');
       await locker.query('SELECT 1 FROM tool_output_contents WHERE content_id = $1 FOR UPDATE', [heldContent]);
 
+      // A live stream ends when the job archives or deletes its session (an archived one has none to open).
+      const archiving = await openedStream(service.baseUrl, archive.key, 'idle');
+      const deleting = { idle: await openedStream(service.baseUrl, del.key, 'idle'), held: await openedStream(service.baseUrl, del.key, 'held') };
       await backdate(archive.tenantId, ['idle'], 2);
       await backdate(del.tenantId, ['idle', 'idle-archived', 'held'], 2);
       await backdate(keep.tenantId, ['idle'], 400);
@@ -144,10 +149,13 @@ describe('session retention', () => {
         const set = await admin('PATCH', `/${tenants[name].tenantId}`, { retention: { idleSeconds: DAY, action: name } });
         expect(set.status).toBe(200);
       }
-      await waitFor(async () => (await getSession(archive.key, 'idle')).body.archivedAt !== null, 'the idle session archived');
-      for (const id of ['idle', 'idle-archived', 'held']) {
-        await waitFor(async () => (await getSession(del.key, id)).status === 404, `session ${id} deleted`);
+      expect(await archiving.endReason('the idle session archived')).toBe('session_archived');
+      expect((await getSession(archive.key, 'idle')).body.archivedAt).not.toBeNull();
+      for (const [id, stream] of Object.entries(deleting)) {
+        expect(await stream.endReason(`session ${id} deleted`)).toBe('session_deleted');
+        expect((await getSession(del.key, id)).status).toBe(404);
       }
+      await waitFor(async () => (await getSession(del.key, 'idle-archived')).status === 404, 'session idle-archived deleted');
     });
     afterAll(async () => {
       await locker?.end();
@@ -193,7 +201,7 @@ describe('session retention', () => {
       expect(rows[0].n).toBe(0);
       const events = await client.allEvents(key, 'active');
       const ref = events.flatMap((e) => e.data.message?.parts ?? []).find((p: { type: string }) => p.type === 'tool_result').outputRef.id;
-      expect((await client.request('GET', `/v1/tool-outputs/${ref}?limit=1`, { key })).body.lines).toContain(shared);
+      expect((await client.request('GET', `/v1/tool-outputs/${ref}?limit=1`, { key })).body.lines).toContain(sharedLine);
     });
 
     it('leaves a tenant without a setting untouched', async () => {
@@ -202,7 +210,7 @@ describe('session retention', () => {
     });
 
     it("counts each archived and deleted session once on the workers' /metrics", async () => {
-      // A worker counts a batch right after its commit, which the API may show first.
+      // A worker counts a batch right after its commit, which the API may show first; polled, as only /metrics shows the count.
       await waitFor(async () => (await retired('archive')) >= 1 && (await retired('delete')) >= 3, 'the retention counters');
       expect(await retired('archive')).toBe(1);
       expect(await retired('delete')).toBe(3);
@@ -214,6 +222,7 @@ describe('session retention', () => {
       const { rows } = await owner.query('SELECT count(*)::int AS n FROM tool_output_refs WHERE content_id = $1', [heldContent]);
       expect(rows[0].n).toBe(0);
       await locker.query('COMMIT');
+      // Polled: the collector's log line counts contents, it does not name them.
       await waitFor(async () => !(await contentExists(heldContent)), 'the collector to delete the orphan content');
       expect(await contentExists(sharedContent)).toBe(true);
     });
@@ -226,8 +235,10 @@ describe('session retention', () => {
       expect((await client.append(key, 'idle', { events: [userMessage('back to work')] })).status).toBe(201);
       // A session idle for days, archived by a run that reads 'idle' in the same statement (one batch).
       await client.createSession(key, { id: 'sentinel' });
+      const sentinel = await openedStream(service.baseUrl, key, 'sentinel');
       await backdate(tenantId, ['sentinel'], 3);
-      await waitFor(async () => (await getSession(key, 'sentinel')).body.archivedAt !== null, 'the sentinel archived');
+      expect(await sentinel.endReason('the sentinel archived')).toBe('session_archived');
+      expect((await getSession(key, 'sentinel')).body.archivedAt).not.toBeNull();
       expect((await getSession(key, 'idle')).body.archivedAt).toBeNull();
       await waitFor(async () => (await retired('archive')) >= 2, 'the sentinel counted');
       expect(await retired('archive')).toBe(2);

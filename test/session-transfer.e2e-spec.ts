@@ -128,10 +128,10 @@ describe('session export and import', () => {
   const refsOf = (events: any[]) =>
     events.flatMap((e) => (e.type === 'message.added' ? e.data.message.parts.filter((p: any) => p.outputRef).map((p: any) => p.outputRef.id) : []));
 
-  /** A session with tool outputs, a pin, a compaction pivot and events after it. */
+  /** A session with tool outputs (turn 2's larger than its view, so stored; the others kept inline), a pin, a compaction pivot and events after it. */
   async function richSession(id: string): Promise<Agent> {
     const agent = await agentSession(client, keyA, id);
-    for (let turn = 1; turn <= 3; turn++) await agent.append(turnEvents(id, turn));
+    for (let turn = 1; turn <= 3; turn++) await agent.append(turnEvents(id, turn, turn === 2 ? 3000 : undefined));
     const pinned = await client.request('POST', `${agent.path}/pins`, { key: keyA, body: { text: 'PIN: deploy only to eu-west-1.' } });
     expect(pinned.status).toBe(201);
     const compacted = await client.request('POST', `${agent.path}/compactions`, { key: keyA, body: { wait: true } });
@@ -167,6 +167,17 @@ describe('session export and import', () => {
 
     const refs = refsOf(events);
     expect(refs.length).toBe(4);
+    // Both kinds: the stored output travels as its own lines, the inline ones in their events, and land as they left.
+    expect(lines.filter((l) => l.kind === 'tool_output').map((l) => l.ref)).toEqual([refs[1]]);
+    const contentless = async (tenantName: string) =>
+      (
+        await owner.query(
+          `SELECT r.ref_id FROM tool_output_refs r JOIN tenants t USING (tenant_id) WHERE t.name = $1 AND r.session_id = 'rich-1' AND r.content_id IS NULL ORDER BY r.attached_seq`,
+          [tenantName],
+        )
+      ).rows.map((r) => r.ref_id);
+    expect(await contentless('transfer-b')).toEqual([refs[0], refs[2], refs[3]]);
+    expect(await contentless('transfer-a')).toEqual(await contentless('transfer-b'));
     for (const ref of refs) {
       for (const path of [`/v1/tool-outputs/${ref}?offset=5&limit=20`, `/v1/tool-outputs/${ref}/grep?pattern=${encodeURIComponent('value=\\d+7\\b')}`]) {
         const [a, b] = [await client.request('GET', path, { key: keyA }), await client.request('GET', path, { key: keyB })];
@@ -201,6 +212,24 @@ describe('session export and import', () => {
     expect(await source.events()).toEqual(events);
   });
 
+  it("a fork's export carries the outputs it inherited, inline and stored, and imports with the same reads", async () => {
+    const source = await richSession('rich-fork-source');
+    const events = await source.events();
+    const atSeq = events.filter((e) => refsOf([e]).length > 0)[2].seq;
+    const forked = await client.request('POST', `${source.path}/forks`, { key: keyA, body: { atSeq, id: 'rich-fork' } });
+    expect(forked.status).toBe(201);
+    const file = join(dir, 'rich-fork.jsonl');
+    await exportTo(keyA, 'rich-fork', file);
+    expect((await importFile(keyB, file)).status).toBe(201);
+    const refs = refsOf(events.filter((e) => e.seq <= atSeq));
+    expect(refs.length).toBe(3);
+    for (const ref of refs) {
+      const path = `/v1/tool-outputs/${ref}?offset=2&limit=5`;
+      const [a, b] = [await client.request('GET', path, { key: keyA }), await client.request('GET', path, { key: keyB })];
+      expect({ ref, status: b.status, body: b.body }).toEqual({ ref, status: 200, body: a.body });
+    }
+  });
+
   it("another tenant's session is a 404 to export, like an unknown one", async () => {
     await agentSession(client, keyA, 'private-1');
     for (const id of ['private-1', 'no-such-session']) {
@@ -220,13 +249,12 @@ describe('session export and import', () => {
 
     const kindAt = (l: string) => JSON.parse(l).kind as string;
     const refLine = () => lines.findIndex((l) => kindAt(l) === 'tool_output');
-    /** Without the first output's lines: the event citing it is the first line to cite any ref. */
-    const withoutFirstOutput = () => {
-      const ref = JSON.parse(lines[refLine()]).ref;
-      return lines.filter((l) => !((kindAt(l) === 'tool_output' || kindAt(l) === 'tool_output.chunk') && JSON.parse(l).ref === ref));
-    };
+    const firstOutput = () => JSON.parse(lines[refLine()]).ref as string;
+    /** Without the first stored output's lines. */
+    const withoutFirstOutput = () =>
+      lines.filter((l) => !((kindAt(l) === 'tool_output' || kindAt(l) === 'tool_output.chunk') && JSON.parse(l).ref === firstOutput()));
     const cutAt = () => lines.findIndex((l, i) => i > 3 && kindAt(l) === 'event');
-    const firstCiting = (body: string[]) => body.findIndex((l) => l.includes('"outputRef"')) + 1;
+    const citing = (ref: () => string) => (body: string[]) => body.findIndex((l) => kindAt(l) === 'event' && l.includes(ref())) + 1;
     /** `lines` with the first event `pick` chooses rewritten by `edit`. */
     const editFirst = (pick: (event: any) => boolean, edit: (event: any) => void) => () => {
       let done = false;
@@ -239,8 +267,8 @@ describe('session export and import', () => {
       });
     };
     const messageOf = (role: string) => (event: any) => event.type === 'message.added' && event.data.message.role === role;
-    const storedResult = (event: any) => event.type === 'message.added' && event.data.message.parts.some((p: any) => p.outputRef);
-    const withOutputFrom = (outputFrom: unknown) => editFirst(storedResult, (event) => (event.data.message.parts.find((p: any) => p.outputRef).outputFrom = outputFrom));
+    const citingResult = (event: any) => event.type === 'message.added' && event.data.message.parts.some((p: any) => p.outputRef);
+    const withOutputFrom = (outputFrom: unknown) => editFirst(citingResult, (event) => (event.data.message.parts.find((p: any) => p.outputRef).outputFrom = outputFrom));
     const lineWith = (text: string) => (body: string[]) => body.findIndex((l) => l.includes(text)) + 1;
     // [what, body lines, code, line named]
     const cases: Array<[string, () => string[], string, (body: string[]) => number]> = [
@@ -256,7 +284,14 @@ describe('session export and import', () => {
         'event_out_of_order',
         () => 3,
       ],
-      ['a ref to a missing output', withoutFirstOutput, 'unknown_output_ref', firstCiting],
+      ['a ref to a missing output', withoutFirstOutput, 'unknown_output_ref', citing(firstOutput)],
+      // An inline output's bytes are its event's: they must be what its ref's figures say.
+      [
+        'an inline output whose bytes are not its ref\'s',
+        editFirst(citingResult, (event) => (event.data.message.parts.find((p: any) => p.outputRef).output += ' changed')),
+        'output_ref_mismatch',
+        lineWith(' changed"'),
+      ],
       ['a wrong version', () => [JSON.stringify({ ...JSON.parse(lines[0]), version: 2 }), ...lines.slice(1)], 'unsupported_version', () => 1],
       [
         'output bytes that do not match their sha256',

@@ -1,6 +1,6 @@
 import { Client, expectProblem, userMessage } from './support/client';
 import { ADMIN_TOKEN } from './support/env';
-import { freePort, ProcessHandle, startProcess, startService, TestService, waitFor } from './support/service';
+import { freePort, ProcessHandle, startReady, startService, TestService } from './support/service';
 import { openStream, SseStream } from './support/sse';
 
 /**
@@ -25,9 +25,8 @@ describe('live event stream: access ends, the stream ends', () => {
     service = await startService({ worker: false, env: { SSE_HEARTBEAT_MS: '60000', API_KEY_CACHE_TTL_MS: '60000' } });
     a = new Client(service.baseUrl);
     const port = await freePort();
-    replicaB = startProcess('api', { ...service.env, PORT: String(port) });
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await fetch(`${baseUrl}/healthz`)).ok, 'replica B /healthz', 30_000, replicaB);
+    replicaB = await startReady('api', { ...service.env, PORT: String(port) }, `${baseUrl}/healthz`);
     b = new Client(baseUrl);
   });
   afterAll(async () => {

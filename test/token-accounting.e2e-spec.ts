@@ -6,7 +6,9 @@ import { sessionJobId } from '../libs/queue/src/job-ids';
 import { JobName, QueueName } from '../libs/queue/src/queue-names';
 import { turnEvents } from './support/agent-script';
 import { Client, userMessage } from './support/client';
-import { startService, TestService, waitFor } from './support/service';
+import { jobResult } from './support/jobs';
+import { startService, TestService } from './support/service';
+import { awaitEvent } from './support/sse';
 
 /**
  * The session's token figure with the usage a real agent posts: every case
@@ -103,6 +105,9 @@ describe('token accounting with the usage a client posts', () => {
   }
 
   const eventsOfType = async (id: string, type: string) => (await client.allEvents(key, id)).filter((e) => e.type === type);
+  /** The compaction.completed event of the marker, awaited on the session's event stream. */
+  const compacted = (id: string, markerSeq: number) =>
+    awaitEvent(service.baseUrl, key, id, (e) => e.type === 'compaction.completed' && e.data.markerSeq === markerSeq, `the compaction of marker ${markerSeq}`, 30_000);
 
   describe("OpenCode's isOverflow, usage posted by the client (preset opencode)", () => {
     interface Limits {
@@ -290,18 +295,7 @@ describe('token accounting with the usage a client posts', () => {
     async function stepAndJob(id: string, usage: Usage) {
       const { headSeq } = await append(id, [stepFinished(usage)]);
       const jobId = sessionJobId(JobName.Prune, tenantId, id, headSeq);
-      let report: any;
-      await waitFor(
-        async () => {
-          const job = await queue.getJob(jobId);
-          if (!job || (await job.getState()) !== 'completed') return false;
-          report = (await queue.getJob(jobId))!.returnvalue;
-          return true;
-        },
-        `prune job after seq ${headSeq} of ${id}`,
-        20_000,
-      );
-      return report;
+      return jobResult(queue, jobId, `the prune job after seq ${headSeq} of ${id}`, 20_000);
     }
 
     const freedOutputs = (n: number) => n * 2_000;
@@ -486,15 +480,7 @@ describe('token accounting with the usage a client posts', () => {
       const lastUsage = crossing!.figure;
 
       // The worker compacts; the pivot carries the overhead the step measured.
-      let completed: any;
-      await waitFor(
-        async () => {
-          completed = (await eventsOfType(id, 'compaction.completed')).find((e) => e.data.markerSeq === markerSeq);
-          return completed !== undefined;
-        },
-        `compaction of marker ${markerSeq}`,
-        30_000,
-      );
+      const completed = await compacted(id, markerSeq!);
       expect(completed.data.overhead).toBe(TOOL_DEFINITIONS);
 
       const after = await context(id);
@@ -546,15 +532,7 @@ describe('token accounting with the usage a client posts', () => {
       const overhead = usage.input_tokens - estimate;
       expect((await context(id, stepped.headSeq - 1)).tokens).toMatchObject({ estimated: 5 * estimate, basis: 'usage+estimate', overhead });
 
-      let completed: any;
-      await waitFor(
-        async () => {
-          completed = (await eventsOfType(id, 'compaction.completed')).find((e) => e.data.markerSeq === stepped.headSeq);
-          return completed !== undefined;
-        },
-        `compaction of marker ${stepped.headSeq}`,
-        30_000,
-      );
+      const completed = await compacted(id, stepped.headSeq);
       expect(completed.data.overhead).toBe(overhead);
       const after = (await context(id)).tokens;
       expect(after).toMatchObject({ basis: 'estimate', overhead });

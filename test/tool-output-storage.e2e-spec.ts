@@ -5,9 +5,9 @@ import { connectAs } from './support/database';
 import { startService, TestService } from './support/service';
 
 /**
- * Tool outputs stored once: an event keeps no second
- * copy of an inline output the tool-output store holds, and every reader
- * answers as before. "Before" is the same log imported into another tenant:
+ * Tool outputs stored once: an event keeps no second copy of an output the
+ * tool-output store holds, the store no copy of one its event keeps inline
+ * (shown whole), and every reader answers as before. "Before" is the same log imported into another tenant:
  * an import writes its events with their views in place, as every append
  * did until now, so the two sessions must read the same everywhere.
  */
@@ -77,19 +77,23 @@ describe('tool outputs stored once', () => {
     await append(keyA, SESSION, toolTurn('call-big', bigOutput));
     await append(keyA, SESSION, toolTurn('call-empty', ''));
 
-    // Stored once: no tool event keeps a copy of its output; the store holds the bytes.
+    // Stored once: outputs shown whole are their events' alone; the truncated one's event keeps only its view's own text.
+    const sent = (turn: typeof turn1) => (turn[2].data.message.parts[0] as { output: string }).output;
     const stored = await toolRows(SESSION);
     expect(stored.map((r) => [r.part.output, r.part.outputFrom === true, Array.isArray(r.part.outputFrom)])).toEqual([
-      [undefined, true, false],
-      [undefined, true, false],
+      [sent(turn1), false, false],
+      [sent(turn2), false, false],
       [undefined, false, true],
-      // An empty output has no chunk: its event keeps the (empty) view.
       ['', false, false],
     ]);
-    for (const row of stored) expect(row.bytes).toBeLessThan(1500);
+    expect(stored[2].bytes).toBeLessThan(1500);
+    const contentless = await owner.query(
+      `SELECT count(*)::int AS n FROM tool_output_refs r JOIN tenants t USING (tenant_id) WHERE t.name = 'stored-once' AND r.session_id = $1 AND r.content_id IS NULL`,
+      [SESSION],
+    );
+    expect(contentless.rows[0].n).toBe(3);
     const events = await client.allEvents(keyA, SESSION);
     const results = events.filter((e) => e.data.message?.role === 'tool').map((e) => e.data.message.parts[0]);
-    const sent = (turn: typeof turn1) => (turn[2].data.message.parts[0] as { output: string }).output;
     expect(results.map((p) => p.output)).toEqual([sent(turn1), sent(turn2), expect.stringContaining('Total output lines: 3000'), '']);
     expect(results[2]).toMatchObject({ truncated: true, outputRef: { byte_size: Buffer.byteLength(bigOutput), line_count: 3000 } });
 

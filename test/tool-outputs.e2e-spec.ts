@@ -273,13 +273,115 @@ describe('tool-output cache', () => {
     it('stores identical outputs once per tenant', async () => {
       await client.createSession(key, { id: 'dedup-a' });
       await client.createSession(key, { id: 'dedup-b' });
-      const output = `the same output ${Date.now()}`;
+      // Larger than the view: stored, not kept inline.
+      const output = Array.from({ length: 3000 }, (_, i) => `same ${Date.now()} ${i}`).join('\n');
       const before = await counts();
       await appendOk('dedup-a', [toolCall('c-a'), resultInline('c-a', output)]);
       await appendOk('dedup-b', [toolCall('c-b'), resultInline('c-b', output)]);
       const after = await counts();
       expect(after.contents - before.contents).toBe(1);
       expect(after.refs - before.refs).toBe(2);
+    });
+
+    describe('an output its view shows whole, kept in its event, reads as the same bytes stored', () => {
+      const sessionId = 'kept-inline';
+      // Unicode, a tab, a long line, an empty line and no final newline: whatever line numbering and grep windows must agree on.
+      const output = [
+        ...Array.from({ length: 40 }, (_, i) => `${i + 1}\tcheck ${i % 7 === 3 ? 'ERROR ünïcödé' : 'ok'} ${'·'.repeat(i)}`),
+        '',
+        `long ${'y'.repeat(1500)} ERROR at the end`,
+        'last line',
+      ].join('\n');
+      let inline: { id: string; byte_size: number; line_count: number; sha256: string };
+      let stored: { id: string; byte_size: number; line_count: number; sha256: string };
+      let resultSeq: number;
+      /** The same answer for both refs (each body naming its own ref); the inline one's body. */
+      const same = async (request: (refId: string) => Promise<{ status: number; body: any }>) => {
+        const [a, b] = [await request(inline.id), await request(stored.id)];
+        expect(a.status).toBe(200);
+        expect(JSON.parse(JSON.stringify(a.body).replaceAll(inline.id, stored.id))).toEqual(b.body);
+        return a.body;
+      };
+
+      beforeAll(async () => {
+        await client.createSession(key, { id: sessionId });
+        const before = await counts();
+        const appended = await appendOk(sessionId, [toolCall('call-kept'), resultInline('call-kept', output)]);
+        resultSeq = appended.events[1].seq;
+        const after = await counts();
+        // No content, no chunk: one ref row, naming the event.
+        expect({ contents: after.contents - before.contents, chunks: after.chunks - before.chunks, refs: after.refs - before.refs }).toEqual({ contents: 0, chunks: 0, refs: 1 });
+        const part = (await toolMessages(sessionId))[0].data.message.parts[0];
+        inline = part.outputRef;
+        // The upload of the same bytes is the stored counterpart.
+        stored = (await upload(service, key, sessionId, output)).body.ref;
+        expect(part).toMatchObject({ output, truncated: false });
+      });
+
+      it('the event holds the output, with the figures a stored copy has; its ref row has no content and names the event', async () => {
+        const { id: _inlineId, ...figures } = inline;
+        const { id: _storedId, ...storedFigures } = stored;
+        expect(figures).toEqual(storedFigures);
+        expect(figures).toEqual({ byte_size: Buffer.byteLength(output), line_count: 43, sha256: createHash('sha256').update(output).digest('hex') });
+        expect(inline.id).toMatch(/^out_[A-Za-z0-9_-]{22}$/);
+        const { rows } = await owner.query(`SELECT content_id, session_id, attached_seq::int AS seq FROM tool_output_refs WHERE tenant_id = $1 AND ref_id = $2`, [tenantId, inline.id]);
+        expect(rows).toEqual([{ content_id: null, session_id: sessionId, seq: resultSeq }]);
+        const { rows: raw } = await owner.query(`SELECT data FROM session_events WHERE tenant_id = $1 AND session_id = $2 AND seq = $3`, [tenantId, sessionId, resultSeq]);
+        expect(raw[0].data.message.parts[0].output).toBe(output);
+      });
+
+      it('line reads: from the start, a range, a long line, the end, past the end', async () => {
+        expect((await same((id) => get(`/v1/tool-outputs/${id}`))).totalLines).toBe(43);
+        expect((await same((id) => get(`/v1/tool-outputs/${id}?offset=3&limit=4`))).lines).toBe([3, 4, 5, 6].map((n) => numbered(n, output.split('\n')[n - 1])).join('\n'));
+        await same((id) => get(`/v1/tool-outputs/${id}?offset=40&limit=3`));
+        expect((await same((id) => get(`/v1/tool-outputs/${id}?offset=43&limit=10`))).nextOffset).toBeNull();
+        expect((await same((id) => get(`/v1/tool-outputs/${id}?offset=44`))).lines).toBe('');
+      });
+
+      it('grep: context, ignoreCase, the match limit, anchors, a match in a long line, no match', async () => {
+        expect((await same((id) => get(`/v1/tool-outputs/${id}/grep?pattern=ERROR&context=1`))).matches.length).toBe(7);
+        expect((await same((id) => get(`/v1/tool-outputs/${id}/grep?pattern=${encodeURIComponent('error ü')}&ignoreCase=true&limit=2`))).partial).toEqual({ reason: 'matches' });
+        await same((id) => get(`/v1/tool-outputs/${id}/grep?pattern=${encodeURIComponent('^last line$')}`));
+        await same((id) => get(`/v1/tool-outputs/${id}/grep?pattern=${encodeURIComponent('ERROR at the end$')}&context=2`));
+        expect((await same((id) => get(`/v1/tool-outputs/${id}/grep?pattern=nowhere`))).matches).toEqual([]);
+      });
+
+      it('raw bytes, with the same headers', async () => {
+        const raw = async (id: string) => fetch(`${service.baseUrl}/v1/tool-outputs/${id}/raw`, { headers: { authorization: `Bearer ${key}` } });
+        const [a, b] = [await raw(inline.id), await raw(stored.id)];
+        expect(a.status).toBe(200);
+        for (const header of ['content-type', 'content-length', 'etag']) expect(a.headers.get(header)).toBe(b.headers.get(header));
+        expect(Buffer.from(await a.arrayBuffer()).equals(Buffer.from(output))).toBe(true);
+      });
+
+      it("the model's tools read and grep it as they do a stored one", async () => {
+        const call = (name: string, args: object) => (refId: string) =>
+          client.request('POST', `/v1/sessions/${sessionId}/tool-calls`, { key, body: { name, arguments: { ref_id: refId, ...args } } });
+        expect((await same(call('tool_output_cache', { offset: 2, limit: 3 }))).isError).toBe(false);
+        expect((await same(call('tool_output_cache_grep', { pattern: 'ERROR', context: 1 }))).isError).toBe(false);
+      });
+
+      it('a later result citing its ref gets the same view and ref', async () => {
+        await appendOk(sessionId, [toolCall('call-again'), resultWithRef('call-again', inline.id)]);
+        const part = (await toolMessages(sessionId)).at(-1)!.data.message.parts[0];
+        expect(part).toMatchObject({ output, outputRef: inline, truncated: false });
+      });
+
+      it('a fork reads it through its source, and keeps it when the source is deleted', async () => {
+        const source = 'kept-inline-source';
+        await client.createSession(key, { id: source });
+        await appendOk(source, [toolCall('call-src'), resultInline('call-src', output)]);
+        const ref = (await toolMessages(source))[0].data.message.parts[0].outputRef;
+        const forked = await client.request('POST', `/v1/sessions/${source}/forks`, { key, body: { id: `${source}-fork` } });
+        expect(forked.status).toBe(201);
+        const read = () =>
+          client.request('POST', `/v1/sessions/${source}-fork/tool-calls`, { key, body: { name: 'tool_output_cache', arguments: { ref_id: ref.id, offset: 41 } } });
+        const before = await read();
+        expect(before.body).toMatchObject({ isError: false, output: expect.stringContaining('last line') });
+        expect((await client.request('DELETE', `/v1/sessions/${source}`, { key })).status).toBe(204);
+        expect((await read()).body).toEqual(before.body);
+        expect((await get(`/v1/tool-outputs/${ref.id}?offset=43`)).body.lines).toBe(numbered(43, 'last line'));
+      });
     });
 
     it('trims older outputs at view time beyond the budget, newest kept', async () => {
@@ -464,7 +566,8 @@ describe('tool-output cache', () => {
     it('collects an upload no event referenced after the retention age, keeps attached ones', async () => {
       // Kept is older than the orphan: the run that collects the orphan had it in its age window too.
       const kept = (await upload(small, smallKey, 'limits', `kept ${Date.now()}\n`)).body.ref;
-      await smallClient.append(smallKey, 'limits', { events: [toolCall('keep'), resultWithRef('keep', kept.id)] });
+      await smallClient.append(smallKey, 'limits', { events: [toolCall('keep'), resultWithRef('keep', kept.id), toolCall('inline'), resultInline('inline', 'kept inline\n')] });
+      const inlineRef = (await smallClient.allEvents(smallKey, 'limits')).at(-1)!.data.message.parts[0].outputRef;
       const orphan = (await upload(small, smallKey, 'limits', `orphan ${Date.now()}\n`)).body.ref;
       const orphanContents = async () =>
         (
@@ -482,6 +585,8 @@ describe('tool-output cache', () => {
         15_000,
       );
       expect((await smallClient.request('GET', `/v1/tool-outputs/${kept.id}`, { key: smallKey })).status).toBe(200);
+      // An inline output lives as long as its event.
+      expect((await smallClient.request('GET', `/v1/tool-outputs/${inlineRef.id}`, { key: smallKey })).body.lines).toBe(numbered(1, 'kept inline'));
       expect((await contentRows()).staged).toBe(0);
     });
   });

@@ -83,7 +83,7 @@ describe('faults: compaction and prune jobs always finish', () => {
     const from = stub.requests.length;
     const { markerSeq } = await agent.untilMarker();
     for (const call of [1, 2]) {
-      await waitFor(async () => stub.requests.length >= from + call, `summarizer call ${call}`, 20_000);
+      await stub.received((_, i) => i >= from + call - 1, `summarizer call ${call}`, 20_000);
       await service.workers.splice(0, 1)[0].kill();
       await service.startWorker();
     }

@@ -182,7 +182,7 @@ describe('faults: per-tenant limits and quotas', () => {
     expect(over.body).toMatchObject({ quota: 'eventBytes', limit: start.eventBytes + 1000 });
     expect(await usageOf(tenantId)).toEqual(fitted);
 
-    // Tool outputs count apart: an inline output is stored in the cache (not in the event).
+    // Tool outputs count apart: one sent in the append that its view cuts (here its one long line) is stored in the cache, not in the event.
     await admin('PATCH', `/${tenantId}`, { quotas: { eventBytes: null, toolOutputBytes: 4000 } });
     const tooBig = await client.append(key, 'q', { events: toolUse('c1', 'z'.repeat(5000), 't1') });
     expectProblem(tooBig, 413, 'quota_exceeded');

@@ -161,7 +161,7 @@ describe('faults: two API and two worker replicas on a Redis Cluster', () => {
       agents.map(async (agent, i) => (await (i % 2 ? b : a).request('POST', `${agent.path}/compactions`, { key: tenant.key, body: {} })).body.markerSeq as number),
     );
     // Four summaries in flight at once with two slots per worker: each worker holds two of the jobs.
-    await waitFor(async () => stub.requests.length - before >= 4, 'four summarizer calls in flight', 15_000);
+    await stub.received((_, i) => i >= before + 3, 'four summarizer calls in flight', 15_000);
     await workers[0].kill();
     const entries = await Promise.all(agents.map((agent, i) => agent.settled(markers[i], 30_000)));
     expect(entries.map((e) => e.status)).toEqual(['completed', 'completed', 'completed', 'completed']);

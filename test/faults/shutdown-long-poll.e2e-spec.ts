@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { agentSession } from '../support/agent-script';
 import { Client } from '../support/client';
 import { LlmStub, startLlmStub } from '../support/llm-stub';
-import { exited, startService, TestService, waitFor } from '../support/service';
+import { exited, startService, TestService } from '../support/service';
 
 interface Answer {
   status: number;
@@ -57,7 +57,7 @@ describe('faults: a long-poll in flight at SIGTERM', () => {
     const agent = await agentSession(client, key, 'slow-summary', { compaction: { summarizer: 'openai', model: 'stub-slow-60000' } });
     const from = stub.requests.length;
     const { markerSeq } = await agent.untilMarker();
-    await waitFor(async () => stub.requests.length > from, 'the summarizer call', 20_000);
+    await stub.received((_, i) => i >= from, 'the summarizer call', 20_000);
 
     const waiting = post(service.baseUrl, '/v1/sessions/slow-summary/compactions', key, { wait: true, timeoutMs: 120_000 });
     // Not a pass criterion: lets the request reach its wait before the signal.

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { exited, logLines, startSupervisor, waitFor } from '../support/service';
+import { awaitSupervised, expectHealthy, exited, logLines, READY_LINE, startSupervisor } from '../support/service';
 
 /** The supervisor's child running `<app>/src/main.js`, by its parent's pid (they share no process group). */
 function childPid(supervisorPid: number, app: 'api' | 'worker'): number | undefined {
@@ -26,17 +26,19 @@ describe('faults: the npm start supervisor', () => {
   it('restarts a SIGKILLed API, leaves the worker alone, and exits 0 on SIGTERM', async () => {
     const { supervisor, port, workerPort, db } = await startSupervisor(5000);
     try {
-      const healthy = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-      await waitFor(healthy, 'API via supervisor', 30_000, supervisor);
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${workerPort}/readyz`)).ok, 'worker via supervisor', 30_000, supervisor);
+      await awaitSupervised(supervisor, port, workerPort);
       const apiPid = childPid(supervisor.child.pid!, 'api')!;
       const workerPid = childPid(supervisor.child.pid!, 'worker')!;
       expect(apiPid).toBeGreaterThan(0);
       expect(workerPid).toBeGreaterThan(0);
 
       process.kill(apiPid, 'SIGKILL');
-      await waitFor(async () => !alive(apiPid), 'the API to die');
-      await waitFor(async () => (childPid(supervisor.child.pid!, 'api') ?? apiPid) !== apiPid && (await healthy()), 'a new API', 30_000, supervisor);
+      await supervisor.waitForOutput(/api exited unexpectedly/, 'the supervisor to see the API die');
+      expect(alive(apiPid)).toBe(false);
+      // The new API's readiness line is the second one.
+      await supervisor.waitForOutput(new RegExp(`${READY_LINE.api.source}[\\s\\S]*${READY_LINE.api.source}`), 'a new API');
+      await expectHealthy(`http://127.0.0.1:${port}/healthz`, supervisor);
+      expect(childPid(supervisor.child.pid!, 'api')).not.toBe(apiPid);
 
       const restart = logLines(supervisor.output()).find((l) => l.service === 'supervisor' && l.child === 'api' && l.restartInMs !== undefined);
       expect(restart).toMatchObject({ level: 'error', signal: 'SIGKILL', restarts: 1 });

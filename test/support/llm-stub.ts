@@ -1,4 +1,5 @@
 import { IncomingMessage } from 'node:http';
+import { Recorded } from './awaiting';
 import { anthropicError, anthropicMessage, chatCompletion, openAIError, send, startStubServer, StubServer } from './provider-wire';
 
 /**
@@ -32,6 +33,8 @@ export interface LlmRequest {
 /** The OpenAI base URL is `url` plus /v1. */
 export interface LlmStub extends StubServer {
   requests: LlmRequest[];
+  /** The first request (received already or still to come) that satisfies `predicate`; rejects naming `what` after `timeoutMs`. */
+  received: (predicate: (request: LlmRequest, index: number) => boolean, what: string, timeoutMs?: number) => Promise<LlmRequest>;
 }
 
 const textOf = (content: unknown): string =>
@@ -89,7 +92,7 @@ export const stubSummary = (request: Pick<LlmRequest, 'api' | 'messages'>) =>
   `## Goal\n- stub summary by ${request.api} of ${request.messages.length} turn(s)\n\n## Next Steps\n- continue`;
 
 export async function startLlmStub(): Promise<LlmStub> {
-  const requests: LlmRequest[] = [];
+  const requests = new Recorded<LlmRequest>();
   const server = await startStubServer((req, res, path, body) => {
     const request = req.method === 'POST' ? parseRequest(path, body, req.headers) : null;
     if (!request) return send(res, 404, errorBody('openai', 'not_found', `no route ${req.method} ${path}`));
@@ -117,5 +120,5 @@ export async function startLlmStub(): Promise<LlmStub> {
     }
     return ok();
   });
-  return { ...server, requests };
+  return { ...server, requests: requests.items, received: (predicate, what, timeoutMs) => requests.first(predicate, what, timeoutMs) };
 }

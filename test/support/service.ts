@@ -1,7 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { whenever } from './awaiting';
 import { createTestDatabase, TestDatabase } from './database';
 import { ADMIN_TOKEN, REDIS_URL } from './env';
 
@@ -21,6 +23,10 @@ export async function freePort(): Promise<number> {
 export interface ProcessHandle {
   child: ChildProcess;
   output: () => string;
+  /** Resolves once the process exited and its output is all read. */
+  closed: Promise<void>;
+  /** The first match of `pattern` in the output, now or as it arrives; rejects naming `what` on timeout or if the process ends first. */
+  waitForOutput: (pattern: RegExp, what: string, timeoutMs?: number) => Promise<RegExpExecArray>;
   /** SIGKILL, no cleanup: a crash. */
   kill: () => Promise<void>;
   stop: () => Promise<void>;
@@ -35,11 +41,19 @@ export function startProcess(app: 'api' | 'worker' | 'supervisor', env: Record<s
   const script = app === 'supervisor' ? join(DIST, 'cli', 'src', 'start-all.js') : join(DIST, app, 'src', 'main.js');
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (d) => (output = (output + d).slice(-200_000)));
-  child.stderr!.on('data', (d) => (output = (output + d).slice(-200_000)));
-  return {
+  const written = new EventEmitter();
+  const append = (d: Buffer) => {
+    output = (output + d).slice(-200_000);
+    written.emit('output');
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const handle: ProcessHandle = {
     child,
     output: () => output,
+    closed,
+    waitForOutput: (pattern, what, timeoutMs = 30_000) => whenever(written, 'output', () => pattern.exec(output) ?? undefined, what, timeoutMs, handle),
     kill: async () => {
       child.kill('SIGKILL');
       await exited(child);
@@ -51,6 +65,37 @@ export function startProcess(app: 'api' | 'worker' | 'supervisor', env: Record<s
       clearTimeout(timer);
     },
   };
+  return handle;
+}
+
+/** What each process logs once it serves: the API listening; the worker's health port, opened after its BullMQ workers run. Both at level `log`. */
+export const READY_LINE = { api: /session-store API listening on /, worker: /session-store worker running/ };
+
+/** Levels that hide the readiness lines. */
+const QUIET_LEVELS = new Set(['fatal', 'error', 'warn']);
+
+/**
+ * `startProcess`, resolved once the process logged its readiness line, then
+ * confirmed by one request to `healthUrl`. It runs at LOG_LEVEL `log` at
+ * least, so that the line is written.
+ */
+export async function startReady(app: 'api' | 'worker', env: Record<string, string>, healthUrl: string): Promise<ProcessHandle> {
+  const handle = startProcess(app, QUIET_LEVELS.has(env.LOG_LEVEL) ? { ...env, LOG_LEVEL: 'log' } : env);
+  try {
+    await handle.waitForOutput(READY_LINE[app], `the ${app} to log that it is ready`);
+    await expectHealthy(healthUrl, handle);
+  } catch (error) {
+    // Nobody holds the handle to stop it.
+    await handle.kill();
+    throw error;
+  }
+  return handle;
+}
+
+/** One health check of a process that said it is ready: anything but a 2xx fails, with its output. */
+export async function expectHealthy(url: string, handle: ProcessHandle): Promise<void> {
+  const res = await fetch(url).catch((error: Error) => ({ ok: false, status: error.message }));
+  if (!res.ok) throw new Error(`${url} answered ${res.status} after the readiness line\n${handle.output()}`);
 }
 
 /** `npm start`'s supervisor over a fresh database, API and worker on free ports. */
@@ -67,6 +112,14 @@ export async function startSupervisor(shutdownTimeoutMs: number): Promise<{ supe
     LOG_FORMAT: 'json',
   });
   return { supervisor, port, workerPort, db };
+}
+
+/** The supervisor's API and worker ready: their readiness lines in its output (they write to its stdout), then one check each. */
+export async function awaitSupervised(supervisor: ProcessHandle, port: number, workerPort: number): Promise<void> {
+  await supervisor.waitForOutput(READY_LINE.api, 'the API via the supervisor');
+  await supervisor.waitForOutput(READY_LINE.worker, 'the worker via the supervisor');
+  await expectHealthy(`http://127.0.0.1:${port}/healthz`, supervisor);
+  await expectHealthy(`http://127.0.0.1:${workerPort}/readyz`, supervisor);
 }
 
 export interface TestService {
@@ -118,6 +171,7 @@ export async function startService(
     ...options.env,
   };
   const baseUrl = `http://127.0.0.1:${port}`;
+  // Polled: at the specs' LOG_LEVEL warn the readiness lines (level log) are not written, and at log every request would be.
   const api = startProcess('api', env);
   await waitFor(async () => (await fetch(`${baseUrl}/healthz`)).ok, 'API /healthz', 30_000, api);
   const workers: ProcessHandle[] = [];

@@ -21,6 +21,7 @@ import {
   Usage,
 } from './events';
 import { ALLOWED_PARTS, dataName } from './schema/events.schema';
+import { pointerKeys } from './schema/json-pointer';
 import { createApiValidator } from './schema/validator';
 
 export { ID_PATTERN } from './schema/ids';
@@ -36,18 +37,11 @@ const validateAppendRequest = validators.get('AppendRequest');
 
 // ---- ajv errors → the API's problem codes and `$.a.b[0]` paths
 
-/** The keys of a JSON pointer (`/events/0/data` → events, 0, data). */
-const keysOf = (pointer: string) =>
-  pointer
-    .split('/')
-    .slice(1)
-    .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
-
 /** `/events/0/data` → `.events[0].data` */
-const toPath = (pointer: string) => keysOf(pointer).map((key) => (/^\d+$/.test(key) ? `[${key}]` : `.${key}`)).join('');
+const toPath = (pointer: string) => pointerKeys(pointer).map((key) => (/^\d+$/.test(key) ? `[${key}]` : `.${key}`)).join('');
 
 const valueAt = (root: unknown, pointer: string): unknown =>
-  keysOf(pointer).reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], root);
+  pointerKeys(pointer).reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], root);
 
 /**
  * With allErrors off, ajv stops at the first failure: the last error is it

@@ -1,5 +1,6 @@
 import { Tx } from '@app/database';
 import { EventType, StoredEvent } from '@app/domain';
+import { InlineOutput, inlineOutputIn } from '@app/domain/tool-output';
 import { ForkedFrom, forkedFromOf } from './session-row';
 import { withStoredOutputJson, withStoredOutputs } from './stored-outputs.store';
 
@@ -65,6 +66,16 @@ export async function readEvents(tx: Tx, sessionId: string, afterSeq: number, li
     ? await tx.query(`SELECT e.* FROM ${sessionLog('seq > $2 AND type = ANY($4::text[])', 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit, types])
     : await tx.query(`SELECT e.* FROM ${sessionLog(PAGE_RANGE, 'ASC', 'LIMIT $3')} ORDER BY e.seq LIMIT $3`, [sessionId, afterSeq, limit]);
   return withStoredOutputs(tx, rows.map(toStored));
+}
+
+/**
+ * The output an inline ref names: the result citing `refId` in the event at
+ * `seq` of the session's log (inherited events included); undefined when
+ * that event holds no such output.
+ */
+export async function readInlineOutput(tx: Tx, sessionId: string, seq: number, refId: string): Promise<InlineOutput | undefined> {
+  const [row] = await tx.query(`SELECT e.data FROM ${sessionLog('seq = $2')}`, [sessionId, seq]);
+  return row ? inlineOutputIn(row.data, refId) : undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { ProviderEndpoint } from '@app/config';
-import { classifyProviderError, clientOnFirstUse, SummarizeOptions, Summarizer, SummaryRequest } from './summarizer';
+import type { OpenAI } from 'openai';
+import { SdkSummarizer, SummarizeOptions, SummaryRequest } from './summarizer';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -8,10 +8,11 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
  * works by base URL (OpenAI, vLLM, Ollama, LiteLLM). The SDK's own retries
  * are off: the compaction's fallback chain decides about retries.
  */
-export class OpenAISummarizer implements Summarizer {
+export class OpenAISummarizer extends SdkSummarizer<OpenAI> {
   readonly name = 'openai';
+
   // Everything explicit, so the SDK reads no environment variable of its own.
-  private readonly client = clientOnFirstUse(async () => {
+  protected async createClient() {
     const { default: OpenAI } = await import('openai');
     return new OpenAI({
       // Local OpenAI-compatible servers ignore the key, but the SDK wants one.
@@ -22,28 +23,18 @@ export class OpenAISummarizer implements Summarizer {
       maxRetries: 0,
       timeout: this.timeoutMs,
     });
-  });
+  }
 
-  constructor(
-    private readonly endpoint: ProviderEndpoint,
-    private readonly timeoutMs: number,
-  ) {}
-
-  async summarize(request: SummaryRequest, { model, signal }: SummarizeOptions): Promise<string> {
-    const { system, messages, maxOutputTokens } = request.prompt;
-    try {
-      const completion = await (await this.client()).chat.completions.create(
-        {
-          model,
-          messages: [...(system ? [{ role: 'system' as const, content: system }] : []), ...messages],
-          // OpenAI's current name (its reasoning models refuse max_tokens); vLLM and LiteLLM accept it too.
-          max_completion_tokens: maxOutputTokens,
-        },
-        { signal },
-      );
-      return completion.choices[0]?.message?.content ?? '';
-    } catch (error) {
-      throw classifyProviderError(error, signal);
-    }
+  protected async complete(client: OpenAI, { system, messages, maxOutputTokens }: SummaryRequest['prompt'], { model, signal }: SummarizeOptions) {
+    const completion = await client.chat.completions.create(
+      {
+        model,
+        messages: [...(system ? [{ role: 'system' as const, content: system }] : []), ...messages],
+        // OpenAI's current name (its reasoning models refuse max_tokens); vLLM and LiteLLM accept it too.
+        max_completion_tokens: maxOutputTokens,
+      },
+      { signal },
+    );
+    return completion.choices[0]?.message?.content ?? '';
   }
 }

@@ -1,4 +1,5 @@
 import type { Message, SummarizerKind, SummarizerRequest } from '@app/domain';
+import type { ProviderEndpoint } from '@app/config';
 
 /** What one summary is made from: the prompt LLM summarizers send, and the head the built-in one reads instead. */
 export interface SummaryRequest {
@@ -73,10 +74,30 @@ export interface SummarizerLookup {
 }
 
 /**
- * A provider's SDK client, made on the first call, not at boot: the SDKs
- * weigh 10-15 MB in every process that never summarizes.
+ * A summarizer on a provider's official SDK. The client is made on the first
+ * call, not at boot (the SDKs weigh 10-15 MB in every process that never
+ * summarizes), and whatever the call throws is classified for the fallback
+ * chain, which alone decides about retries.
  */
-export function clientOnFirstUse<C>(make: () => Promise<C>): () => Promise<C> {
-  let client: Promise<C> | undefined;
-  return () => (client ??= make());
+export abstract class SdkSummarizer<C> implements Summarizer {
+  abstract readonly name: string;
+  private client: Promise<C> | undefined;
+
+  constructor(
+    protected readonly endpoint: ProviderEndpoint,
+    protected readonly timeoutMs: number,
+  ) {}
+
+  protected abstract createClient(): Promise<C>;
+
+  /** One completion of the prompt: the summary's text. */
+  protected abstract complete(client: C, prompt: SummaryRequest['prompt'], options: SummarizeOptions): Promise<string>;
+
+  async summarize(request: SummaryRequest, options: SummarizeOptions): Promise<string> {
+    try {
+      return await this.complete(await (this.client ??= this.createClient()), request.prompt, options);
+    } catch (error) {
+      throw classifyProviderError(error, options.signal);
+    }
+  }
 }

@@ -35,7 +35,8 @@ export async function loadToolOutputs(
     const found = [];
     for (const refId of refIds) {
       const ref = await findRef(tx, refId, sessionId);
-      if (ref) found.push(ref);
+      // An inline output shows truncated only where a later config shrank the view; its view stands in, as for an output too big to read.
+      if (ref && ref.contentId !== null) found.push(ref);
     }
     return found;
   });

@@ -11,7 +11,8 @@ import { Tx } from '@app/database';
  * so `atSeq` reads, summaries and pruned placeholders can cite it. What
  * expires after the retention age:
  *
- * 1. refs of uploads no event ever referenced;
+ * 1. refs of uploads no event ever referenced (never an inline output's
+ *    ref: it names its event from the start, and goes with it);
  * 2. contents no ref points at and nobody attached within that age (those
  *    expired uploads, and what a session delete skipped because a concurrent
  *    transaction held the row).

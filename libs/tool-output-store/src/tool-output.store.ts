@@ -12,6 +12,16 @@ export interface StoredRef {
   sha256: Buffer;
 }
 
+/** A ref of an output kept inline: the event at `attachedSeq` of the session's log holds it, with its figures. */
+export interface InlineRef {
+  refId: string;
+  sessionId: string;
+  contentId: null;
+  attachedSeq: number;
+}
+
+export type FoundRef = StoredRef | InlineRef;
+
 export interface StoredChunk extends StoredChunkMeta {
   data: Buffer;
 }
@@ -33,9 +43,10 @@ export function refView(ref: Pick<StoredRef, 'refId' | 'byteSize' | 'lineCount' 
   return { id: ref.refId, byte_size: ref.byteSize, line_count: ref.lineCount, sha256: ref.sha256.toString('hex') };
 }
 
-const REF_COLUMNS = `r.ref_id, r.session_id, r.content_id, c.byte_size, c.line_count, c.sha256`;
+const REF_COLUMNS = `r.ref_id, r.session_id, r.content_id, r.attached_seq, c.byte_size, c.line_count, c.sha256`;
 
-function toRef(row: Record<string, any>): StoredRef {
+function toRef(row: Record<string, any>): FoundRef {
+  if (row.content_id === null) return { refId: row.ref_id, sessionId: row.session_id, contentId: null, attachedSeq: Number(row.attached_seq) };
   return {
     refId: row.ref_id,
     sessionId: row.session_id,
@@ -52,10 +63,10 @@ function toRef(row: Record<string, any>): StoredRef {
  * its origin and seq, is in the fork's lineage; the owner's lineage gives
  * that origin, as the owner may have adopted it from a deleted source).
  */
-export async function findRef(tx: Tx, refId: string, sessionId?: string): Promise<StoredRef | undefined> {
+export async function findRef(tx: Tx, refId: string, sessionId?: string): Promise<FoundRef | undefined> {
   const [row] = await tx.query(
     `SELECT ${REF_COLUMNS} FROM tool_output_refs r
-       JOIN tool_output_contents c ON c.tenant_id = r.tenant_id AND c.content_id = r.content_id
+       LEFT JOIN tool_output_contents c ON c.tenant_id = r.tenant_id AND c.content_id = r.content_id
       WHERE r.tenant_id = current_tenant() AND r.ref_id = $1
         AND ($2::text IS NULL OR r.session_id = $2 OR EXISTS (
               SELECT 1 FROM sessions o CROSS JOIN LATERAL session_segments(o.lineage, o.session_id) og,
@@ -69,35 +80,43 @@ export async function findRef(tx: Tx, refId: string, sessionId?: string): Promis
 }
 
 /**
- * Gives `refId` to the session, unattached, in the caller's transaction:
- * false when the tenant already has that ref id (another session's, or one
- * an import not yet committed holds: this waits for it). The row also holds
- * the content (its foreign key locks it), so no delete collects it meanwhile.
+ * Gives `refId` to the session in the caller's transaction: unattached for a
+ * stored content, or naming the event at `inlineSeq` that holds the output
+ * (contentId null). False when the tenant already has that ref id (another
+ * session's, or one an import not yet committed holds: this waits for it).
+ * The row also holds the content (its foreign key locks it), so no delete
+ * collects it meanwhile.
  */
-export async function claimRef(tx: Tx, sessionId: string, refId: string, contentId: number): Promise<boolean> {
+export async function claimRef(
+  tx: Tx,
+  sessionId: string,
+  refId: string,
+  held: { contentId: number } | { contentId: null; inlineSeq: number },
+): Promise<boolean> {
   const rows = await tx.query(
-    `INSERT INTO tool_output_refs (tenant_id, ref_id, session_id, content_id) VALUES (current_tenant(), $1, $2, $3)
+    `INSERT INTO tool_output_refs (tenant_id, ref_id, session_id, content_id, attached_seq) VALUES (current_tenant(), $1, $2, $3, $4)
      ON CONFLICT (tenant_id, ref_id) DO NOTHING RETURNING ref_id`,
-    [refId, sessionId, contentId],
+    [refId, sessionId, held.contentId, held.contentId === null ? held.inlineSeq : null],
   );
   return rows.length > 0;
 }
 
 /**
  * Marks uploaded refs of the session as used by the event at `seq` (the first
- * use is kept) and returns them with their figures; a ref of another session
- * or tenant, or an unknown one, is simply absent. The row locks taken here
- * keep the garbage collector from expiring a ref this append is attaching.
+ * use is kept) and returns them with their figures (an inline ref's are in
+ * its event); a ref of another session or tenant, or an unknown one, is
+ * simply absent. The row locks taken here keep the garbage collector from
+ * expiring a ref this append is attaching.
  */
-export async function attachRefs(tx: Tx, sessionId: string, uses: ReadonlyArray<{ refId: string; seq: number }>): Promise<StoredRef[]> {
+export async function attachRefs(tx: Tx, sessionId: string, uses: ReadonlyArray<{ refId: string; seq: number }>): Promise<FoundRef[]> {
   const rows = await tx.query(
     `WITH attached AS (
        UPDATE tool_output_refs r SET attached_seq = coalesce(r.attached_seq, u.seq)
          FROM (SELECT ref_id, min(seq) AS seq FROM unnest($2::text[], $3::bigint[]) AS t(ref_id, seq) GROUP BY ref_id) u
         WHERE r.tenant_id = current_tenant() AND r.session_id = $1 AND r.ref_id = u.ref_id
-       RETURNING r.tenant_id, r.ref_id, r.session_id, r.content_id)
+       RETURNING r.tenant_id, r.ref_id, r.session_id, r.content_id, r.attached_seq)
      SELECT ${REF_COLUMNS} FROM attached r
-       JOIN tool_output_contents c ON c.tenant_id = current_tenant() AND c.content_id = r.content_id`,
+       LEFT JOIN tool_output_contents c ON c.tenant_id = current_tenant() AND c.content_id = r.content_id`,
     [sessionId, uses.map((u) => u.refId), uses.map((u) => u.seq)],
   );
   return rows.map(toRef);
@@ -155,10 +174,11 @@ export async function insertChunks(tx: Tx, contentId: number, chunks: readonly O
   }
 }
 
+/** Inserts refs of the session; a `contentId` null is an inline output's, held by the event at `attachedSeq`. */
 export async function insertRefs(
   tx: Tx,
   sessionId: string,
-  refs: ReadonlyArray<{ refId: string; contentId: number; attachedSeq: number | null }>,
+  refs: ReadonlyArray<{ refId: string; contentId: number; attachedSeq: number | null } | { refId: string; contentId: null; attachedSeq: number }>,
 ): Promise<void> {
   await tx.query(
     `INSERT INTO tool_output_refs (tenant_id, ref_id, session_id, content_id, attached_seq)
@@ -297,7 +317,7 @@ export async function lockSessionOutputs(tx: Tx, sessionId: string): Promise<num
   const [session] = await tx.query('SELECT 1 FROM sessions WHERE tenant_id = current_tenant() AND session_id = $1 FOR UPDATE', [sessionId]);
   if (!session) return undefined;
   const rows = await tx.query(
-    `SELECT DISTINCT content_id FROM tool_output_refs WHERE tenant_id = current_tenant() AND session_id = $1`,
+    `SELECT DISTINCT content_id FROM tool_output_refs WHERE tenant_id = current_tenant() AND session_id = $1 AND content_id IS NOT NULL`,
     [sessionId],
   );
   return rows.map((r) => r.content_id);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { foldSessionSummary, type SessionKey, type SessionStore, type SessionStoreEntry, type SessionSummaryEntry } from '@anthropic-ai/claude-agent-sdk';
-import { isProblem, ProblemError, type components, type SessionStoreClient } from '@session-store/client';
+import { isProblem, problemError, type components, type SessionStoreClient } from '@session-store/client';
 import { entryOf, eventOf, keyOf, messageOf, metadataOf, METADATA_KEY, sessionIdOf } from './entries';
 
 type Problem = components['schemas']['Problem'];
@@ -136,7 +136,7 @@ export class ServiceSessionStore implements SessionStore {
         continue;
       }
       const stored = storedIdsOf(error);
-      if (stored.size === 0) throw problemOf(error, response);
+      if (stored.size === 0) throw problemError(response, error);
       pending = pending.filter(({ event }) => event.id === undefined || !stored.has(event.id));
     }
     if (pending.length > 0) throw new Error(`append to ${sessionId} did not settle`);
@@ -171,7 +171,7 @@ export class ServiceSessionStore implements SessionStore {
         body: { format: 'anthropic', messages },
         headers: { 'idempotency-key': randomUUID() },
       });
-      return response.ok ? undefined : problemOf(error, response);
+      return response.ok ? undefined : problemError(response, error);
     } catch (error) {
       return error;
     }
@@ -184,7 +184,7 @@ export class ServiceSessionStore implements SessionStore {
         params: { path: { sessionId }, query: { afterSeq, limit: PAGE, types: ['record.added'] } },
       });
       if (error?.code === 'session_not_found') return null;
-      if (!data) throw problemOf(error, response);
+      if (!data) throw problemError(response, error);
       for (const event of data.events) {
         const entry = entryOf(event);
         if (entry) entries.push(entry);
@@ -204,7 +204,7 @@ export class ServiceSessionStore implements SessionStore {
 
   private async deleteSession(sessionId: string): Promise<void> {
     const { error, response } = await this.client.api.DELETE('/v1/sessions/{sessionId}', { params: { path: { sessionId } } });
-    if (!response.ok && error?.code !== 'session_not_found') throw problemOf(error, response);
+    if (!response.ok && error?.code !== 'session_not_found') throw problemError(response, error);
   }
 
   /** Every session this adapter created whose key contains `filter`, with that key. */
@@ -213,7 +213,7 @@ export class ServiceSessionStore implements SessionStore {
     const sessions: ListedSession[] = [];
     for (let cursor: string | undefined; ; ) {
       const { data, error, response } = await this.client.api.GET('/v1/sessions', { params: { query: { metadata, limit: PAGE, cursor } } });
-      if (!data) throw problemOf(error, response);
+      if (!data) throw problemError(response, error);
       sessions.push(...data.sessions);
       if (data.nextCursor === null) break;
       cursor = data.nextCursor;
@@ -260,9 +260,4 @@ function storedIdsOf(error: Problem | undefined): Set<string> {
 /** The service refused the request as it is (a 4xx): sending it again, or in parts, may be answered otherwise. */
 function isRefusal(error: unknown): boolean {
   return isProblem(error) && error.status >= 400 && error.status < 500;
-}
-
-function problemOf(error: Problem | undefined, response: Response): ProblemError {
-  if (error) return new ProblemError(error, response.headers);
-  return new ProblemError({ type: 'about:blank', title: response.statusText, status: response.status, code: 'unexpected_response', detail: `HTTP ${response.status}` }, response.headers);
 }

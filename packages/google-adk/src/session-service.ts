@@ -12,7 +12,7 @@ import {
   type ListSessionsResponse,
   type Session,
 } from '@google/adk';
-import { isObject, isProblem, ProblemError, recordEvent, recordValue, type components, type NewEvent, type SessionStoreClient, type StoredEvent } from '@session-store/client';
+import { isObject, isProblem, problemError, recordEvent, recordValue, type components, type NewEvent, type SessionStoreClient, type StoredEvent } from '@session-store/client';
 import {
   EVENT_KIND,
   eventOf,
@@ -25,7 +25,6 @@ import {
   stateSessionIdOf,
 } from './records';
 
-type Problem = components['schemas']['Problem'];
 type StoredSession = components['schemas']['Session'];
 type StateMap = Record<string, unknown>;
 
@@ -132,7 +131,7 @@ export class ServiceSessionService extends BaseSessionService {
   /** The session only: app and user state outlive it, as in ADK's own services. */
   async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
     const { error, response } = await this.client.api.DELETE('/v1/sessions/{sessionId}', { params: { path: { sessionId: sessionIdOf(appName, userId, sessionId) } } });
-    if (!response.ok && error?.code !== 'session_not_found') throw problemOf(error, response);
+    if (!response.ok && error?.code !== 'session_not_found') throw problemError(response, error);
   }
 
   /**
@@ -204,7 +203,7 @@ export class ServiceSessionService extends BaseSessionService {
   private async storedSession(id: string): Promise<StoredSession | undefined> {
     const { data, error, response } = await this.client.api.GET('/v1/sessions/{sessionId}', { params: { path: { sessionId: id } } });
     if (error?.code === 'session_not_found') return undefined;
-    if (!data) throw problemOf(error, response);
+    if (!data) throw problemError(response, error);
     return data;
   }
 
@@ -216,7 +215,7 @@ export class ServiceSessionService extends BaseSessionService {
         params: { path: { sessionId: id }, query: { afterSeq, limit: PAGE, types: ['record.added'] } },
       });
       if (error?.code === 'session_not_found') return undefined;
-      if (!data) throw problemOf(error, response);
+      if (!data) throw problemError(response, error);
       records.push(...data.events);
       if (data.nextAfterSeq === null) return records;
       afterSeq = data.nextAfterSeq;
@@ -228,7 +227,7 @@ export class ServiceSessionService extends BaseSessionService {
     const sessions: StoredSession[] = [];
     for (let cursor: string | undefined; ; ) {
       const { data, error, response } = await this.client.api.GET('/v1/sessions', { params: { query: { metadata, limit: PAGE, cursor } } });
-      if (!data) throw problemOf(error, response);
+      if (!data) throw problemError(response, error);
       sessions.push(...data.sessions);
       if (data.nextCursor === null) return sessions;
       cursor = data.nextCursor;
@@ -267,9 +266,4 @@ function recent(events: Event[], config: GetSessionRequest['config']): Event[] {
     if (last >= 0) chosen = chosen.slice(last + 1);
   }
   return chosen;
-}
-
-function problemOf(error: Problem | undefined, response: Response): ProblemError {
-  if (error) return new ProblemError(error, response.headers);
-  return new ProblemError({ type: 'about:blank', title: response.statusText, status: response.status, code: 'unexpected_response', detail: `HTTP ${response.status}` }, response.headers);
 }

@@ -82,15 +82,19 @@ function reasoning(item: ReasoningItem): ResponseReasoningItem[] {
 }
 
 function userContent(part: UserContent): ResponseInputContent {
+  if (part.type === 'audio') throw new UnsupportedItemError('audio content');
+  return inputContent(part);
+}
+
+/** Text, image and file parts: a user message's and a structured tool output's are the same in the SDK. */
+function inputContent(part: Exclude<UserContent, { type: 'audio' }> | ToolCallStructuredOutput) {
   switch (part.type) {
     case 'input_text':
-      return { type: 'input_text', text: part.text };
+      return { type: 'input_text' as const, text: part.text };
     case 'input_image':
-      return { type: 'input_image', image_url: imageUrl(part), detail: imageDetail(part.detail) };
+      return { type: 'input_image' as const, image_url: imageUrl(part), detail: imageDetail(part.detail) };
     case 'input_file':
       return inputFile(part);
-    case 'audio':
-      throw new UnsupportedItemError('audio content');
   }
 }
 
@@ -127,17 +131,9 @@ function toolOutput(output: ToolOutput): string | ResponseFunctionCallOutputItem
 }
 
 function structuredOutput(part: ToolCallStructuredOutput): ResponseFunctionCallOutputItem {
-  switch (part.type) {
-    case 'input_text':
-      return { type: 'input_text', text: part.text };
-    case 'input_image':
-      return { type: 'input_image', image_url: imageUrl(part), detail: imageDetail(part.detail) };
-    case 'input_file': {
-      const file = inputFile(part);
-      if (file.type !== 'input_file') throw new UnsupportedItemError('a tool output file');
-      return file;
-    }
-  }
+  const content = inputContent(part);
+  if (content.type !== 'input_text' && content.type !== 'input_image' && content.type !== 'input_file') throw new UnsupportedItemError('a tool output file');
+  return content;
 }
 
 // ------------------------------------------------------------ Responses → SDK
@@ -192,36 +188,26 @@ function messageToAgent(item: ContextMessage): AgentInputItem {
 
 function agentUserContent(part: ContextMessage['content'][number]): UserContent {
   if (typeof part === 'string') return { type: 'input_text', text: part };
-  switch (part.type) {
-    case 'input_text':
-      return { type: 'input_text', text: part.text };
-    case 'input_image':
-      if (!part.image_url) throw new UnsupportedItemError('an image kept by OpenAI (file id)');
-      return { type: 'input_image', image: part.image_url, detail: part.detail };
-    case 'input_file': {
-      const file = part.file_data ?? part.file_url;
-      if (!file) throw new UnsupportedItemError('a file kept by OpenAI (file id)');
-      return { type: 'input_file', file, ...(part.filename ? { filename: part.filename } : {}) };
-    }
-    default:
-      throw new UnsupportedItemError(`user ${part.type} content`);
-  }
+  if (part.type === 'input_text' || part.type === 'input_image' || part.type === 'input_file') return agentContent(part);
+  throw new UnsupportedItemError(`user ${part.type} content`);
 }
 
 function resultOutput(output: string | ResponseFunctionCallOutputItem[]): ToolOutput {
-  if (typeof output === 'string') return output;
-  return output.map((part): ToolCallStructuredOutput => {
-    switch (part.type) {
-      case 'input_text':
-        return { type: 'input_text', text: part.text };
-      case 'input_image':
-        if (!part.image_url) throw new UnsupportedItemError('an image kept by OpenAI (file id)');
-        return { type: 'input_image', image: part.image_url, ...(part.detail ? { detail: part.detail } : {}) };
-      case 'input_file': {
-        const file = part.file_data ?? part.file_url;
-        if (!file) throw new UnsupportedItemError('a file kept by OpenAI (file id)');
-        return { type: 'input_file', file, ...(part.filename ? { filename: part.filename } : {}) };
-      }
+  return typeof output === 'string' ? output : output.map(agentContent);
+}
+
+/** A Responses text, image or file part as the SDK's: the same in a user message and in a structured tool output. */
+function agentContent(part: ResponseFunctionCallOutputItem | Extract<ResponseInputContent, { type: 'input_text' | 'input_image' | 'input_file' }>) {
+  switch (part.type) {
+    case 'input_text':
+      return { type: 'input_text' as const, text: part.text };
+    case 'input_image':
+      if (!part.image_url) throw new UnsupportedItemError('an image kept by OpenAI (file id)');
+      return { type: 'input_image' as const, image: part.image_url, ...(part.detail ? { detail: part.detail } : {}) };
+    case 'input_file': {
+      const file = part.file_data ?? part.file_url;
+      if (!file) throw new UnsupportedItemError('a file kept by OpenAI (file id)');
+      return { type: 'input_file' as const, file, ...(part.filename ? { filename: part.filename } : {}) };
     }
-  });
+  }
 }

@@ -6,6 +6,7 @@ import { DomainError } from '@app/domain';
 import { findLiveApiKey } from '@app/event-store';
 import { Invalidation } from '@app/queue';
 import { AuthFailureLimiter } from './auth-failure-limiter';
+import { SingleFlight } from '../cache/single-flight';
 import { CacheInvalidation } from './cache-invalidation';
 
 export interface Principal {
@@ -34,6 +35,7 @@ const unauthorized = () => new DomainError('unauthorized', 'invalid_api_key', 'M
 @Injectable()
 export class ApiKeysService {
   private readonly cache = new Map<string, Principal & { expiresAt: number }>();
+  private readonly lookups = new SingleFlight<Principal | null>();
 
   constructor(
     private readonly db: Database,
@@ -56,10 +58,11 @@ export class ApiKeysService {
    */
   async authenticate(key: string, clientAddress = 'unknown'): Promise<Principal> {
     const hash = hashKey(key);
-    const cached = this.cache.get(hash.toString('hex'));
+    const id = hash.toString('hex');
+    const cached = this.cache.get(id);
     if (cached && cached.expiresAt > Date.now()) return { tenantId: cached.tenantId, keyId: cached.keyId, suspended: cached.suspended };
     await this.failures.refuseIfBlocked(clientAddress);
-    const principal = await this.lookUp(key, hash);
+    const principal = await this.lookups.run(id, () => this.lookUp(key, hash));
     if (!principal) {
       await this.failures.record(clientAddress);
       throw unauthorized();

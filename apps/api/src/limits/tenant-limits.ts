@@ -8,6 +8,7 @@ import { DomainError } from '@app/domain';
 import { readTenantOverrides, readUsage, TenantOverrides } from '@app/event-store';
 import { PRODUCER_REDIS, RedisClient } from '@app/queue';
 import { CacheInvalidation } from '../auth/cache-invalidation';
+import { SingleFlight } from '../cache/single-flight';
 import type { ParsedBodySize } from '../http/body-parsing';
 import { hasBody, StreamedBodySize } from '../http/request-body';
 
@@ -65,7 +66,7 @@ interface Verdict {
 @Injectable()
 export class TenantLimitsService {
   private readonly policies = new Map<string, TenantPolicy & { expiresAt: number }>();
-  private readonly loading = new Map<string, Promise<TenantPolicy>>();
+  private readonly loading = new SingleFlight<TenantPolicy>();
   private readonly buckets = new Map<string, RLWrapperTimeouts>();
   /** When this process answers each refused tenant's latest refusal (see pace). */
   private readonly refusalsAt = new Map<string, number>();
@@ -94,12 +95,7 @@ export class TenantLimitsService {
   async policyOf(tenantId: string): Promise<TenantPolicy> {
     const cached = this.policies.get(tenantId);
     if (cached && cached.expiresAt > Date.now()) return cached;
-    let load = this.loading.get(tenantId);
-    if (!load) {
-      load = this.load(tenantId).finally(() => this.loading.delete(tenantId));
-      this.loading.set(tenantId, load);
-    }
-    return load;
+    return this.loading.run(tenantId, () => this.load(tenantId));
   }
 
   /** Drops the cached policy: an admin change applies to the next request, on this replica and the others (CacheInvalidation). */

@@ -1,4 +1,5 @@
 import { type ContextFormat, type JsonSchema, NATIVE_FORMATS } from '@app/domain';
+import { object, openObject, ref } from './schema-builders';
 
 /**
  * The context's `messages` in each format, as component schemas: the shapes
@@ -10,19 +11,11 @@ import { type ContextFormat, type JsonSchema, NATIVE_FORMATS } from '@app/domain
  * `context-schemas.spec.ts` validates random renders of every format against
  * them, and every e2e read of a context is checked against the document.
  */
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const str: JsonSchema = { type: 'string' };
 const constant = (value: string): JsonSchema => ({ type: 'string', const: value });
-const object = (properties: Record<string, JsonSchema>, optional: readonly string[] = [], extra: JsonSchema = {}): JsonSchema => ({
-  type: 'object',
-  required: Object.keys(properties).filter((key) => !optional.includes(key)),
-  properties,
-  ...extra,
-});
 const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
 const oneOf = (...schemas: JsonSchema[]): JsonSchema => ({ oneOf: schemas });
 const describe = (schema: JsonSchema, description: string): JsonSchema => ({ ...schema, description });
-const jsonObject: JsonSchema = { type: 'object', additionalProperties: true };
 
 // ------------------------------------------------------------------ OpenAI Chat Completions
 
@@ -89,7 +82,7 @@ const AnthropicContentBlock = oneOf(
   ref('AnthropicTextBlock'),
   ref('AnthropicImageBlock'),
   ref('AnthropicDocumentBlock'),
-  object({ type: constant('tool_use'), id: str, name: str, input: jsonObject, ...cacheable }, CACHEABLE),
+  object({ type: constant('tool_use'), id: str, name: str, input: openObject, ...cacheable }, CACHEABLE),
   object(
     {
       type: constant('tool_result'),
@@ -121,7 +114,7 @@ const AiSdkMessage = describe(
         oneOf(
           ref('AiSdkTextPart'),
           object({ type: constant('reasoning'), text: str }),
-          object({ type: constant('tool-call'), toolCallId: str, toolName: str, input: jsonObject }),
+          object({ type: constant('tool-call'), toolCallId: str, toolName: str, input: openObject }),
         ),
       ),
     }),
@@ -168,11 +161,11 @@ export const NativeAppendRequest: JsonSchema = {
   properties: {
     format: { type: 'string', enum: [...NATIVE_FORMATS], description: 'The SDK shapes of `messages` and `response`: the formats of GET …/context but `neutral`' },
     messages: describe(
-      oneOf(arrayOf(jsonObject), jsonObject),
+      oneOf(arrayOf(openObject), openObject),
       'What the client sent the model this step that the log lacks (the user turn, the tool results), one message.added each: `openai` Chat Completions messages (`ChatCompletionMessageParam[]`); `openai-responses` input items (`ResponseInputItem[]`, a Response\'s `output` included); `anthropic` `MessageParam[]`, or a request `{system, messages}`; `ai-sdk` `ModelMessage[]` (system messages included). Appended before `response`',
     ),
     response: describe(
-      jsonObject,
+      openObject,
       "The SDK's response object whole: a `ChatCompletion` (one choice), a Responses `Response`, an Anthropic `Message`, an AI SDK `generateText` result or `onStepFinish` step (`response.messages`, `usage`, `finishReason`). Its assistant messages, then step.finished with its usage as the provider reported it (none without usage) and its finish reason",
     ),
     contextSeq: {

@@ -1,5 +1,6 @@
 import { type JsonSchema, REWRITE_DEFERRALS } from '@app/domain';
 import { CONTEXT_MESSAGE_SCHEMAS, CONTEXT_VARIANTS, NativeAppendRequest } from './context-schemas';
+import { object, openObject, ref } from './schema-builders';
 
 /**
  * Response bodies, as component schemas (OpenAPI 3.1: JSON Schema 2020-12,
@@ -8,24 +9,15 @@ import { CONTEXT_MESSAGE_SCHEMAS, CONTEXT_VARIANTS, NativeAppendRequest } from '
  * (`additionalProperties`) are left open on purpose where the service passes
  * through what clients stored (config, metadata) or reports details that grow.
  */
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (schema: JsonSchema): JsonSchema => ({ oneOf: [schema, { type: 'null' }] });
 const seq: JsonSchema = { type: 'integer', minimum: 0 };
 const nullableSeq: JsonSchema = { type: ['integer', 'null'], minimum: 0 };
 const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
 const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
-const openObject: JsonSchema = { type: 'object', additionalProperties: true };
 
 const count: JsonSchema = { type: 'integer', minimum: 0 };
 /** The same object with every property optional. */
 const partial = (schema: JsonSchema): JsonSchema => ({ ...schema, required: [] });
-
-const object = (properties: Record<string, JsonSchema>, optional: readonly string[] = [], extra: JsonSchema = {}): JsonSchema => ({
-  type: 'object',
-  required: Object.keys(properties).filter((key) => !optional.includes(key)),
-  properties,
-  ...extra,
-});
 
 const CompactionState = object({
   state: { type: 'string', enum: ['idle', 'pending', 'running', 'failed'] },

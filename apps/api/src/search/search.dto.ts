@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { JSON_FILTER_LIMITS, ROLES, SEARCH_QUERY_LIMITS } from '@app/domain';
-import { jsonFilter, Timestamp } from '../sessions/sessions.dto';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { ROLES, SEARCH_QUERY_LIMITS } from '@app/domain';
+import { MetadataFilter, Timestamp } from '../sessions/sessions.dto';
 
 export class SearchQuery {
   @ApiProperty({
@@ -24,14 +24,7 @@ export class SearchQuery {
   @IsOptional() @IsString() @MaxLength(1024)
   cursor?: string;
 
-  @ApiPropertyOptional({
-    description:
-      "A JSON object the hit's session metadata must contain (as `GET /v1/sessions?metadata=`). " +
-      `At most ${JSON_FILTER_LIMITS.maxBytes} bytes, ${JSON_FILTER_LIMITS.maxDepth} levels of nesting and ${JSON_FILTER_LIMITS.maxKeys} keys and array elements in all; beyond, 400 \`invalid_filter\``,
-    type: 'string',
-    example: '{"project":"atlas"}',
-  })
-  @IsOptional() @Transform(jsonFilter('metadata')) @IsObject({ message: 'metadata must be a JSON object' })
+  @MetadataFilter("A JSON object the hit's session metadata must contain (as `GET /v1/sessions?metadata=`)")
   metadata?: Record<string, unknown>;
 
   @Timestamp('Events written after')

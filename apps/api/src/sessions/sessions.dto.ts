@@ -42,12 +42,25 @@ export class ForkSessionDto {
 }
 
 /** A JSON query parameter parsed within bounds; what is not JSON stays a string, which @IsObject then refuses (400). */
-export const jsonFilter = (name: string) => ({ value }: { value: unknown }) => (typeof value === 'string' ? parseJsonFilter(name, value) : value);
+const jsonFilter = (name: string) => ({ value }: { value: unknown }) => (typeof value === 'string' ? parseJsonFilter(name, value) : value);
 
-// An ISO 8601 date-time with its offset: without one, PostgreSQL would read it in the server's time zone.
+/** The `metadata` query parameter: a JSON object the session metadata must contain. */
+export const MetadataFilter = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      description: `${description}. At most ${JSON_FILTER_LIMITS.maxBytes} bytes, ${JSON_FILTER_LIMITS.maxDepth} levels of nesting and ${JSON_FILTER_LIMITS.maxKeys} keys and array elements in all; beyond, 400 \`invalid_filter\``,
+      type: 'string',
+      example: '{"project":"atlas"}',
+    }),
+    IsOptional(),
+    Transform(jsonFilter('metadata')),
+    IsObject({ message: 'metadata must be a JSON object' }),
+  );
+
 /** A query string's 'true' / 'false'; anything else stays as given and fails @IsBoolean. */
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
+// An ISO 8601 date-time with its offset: without one, PostgreSQL would read it in the server's time zone.
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 export const Timestamp = (description: string) =>
   applyDecorators(
@@ -66,14 +79,7 @@ export class ListSessionsQuery {
   @IsOptional() @IsString() @MaxLength(512)
   cursor?: string;
 
-  @ApiPropertyOptional({
-    description:
-      'A JSON object the session metadata must contain (JSON containment, `@>`): nested objects match by their keys, arrays by their elements. ' +
-      `At most ${JSON_FILTER_LIMITS.maxBytes} bytes, ${JSON_FILTER_LIMITS.maxDepth} levels of nesting and ${JSON_FILTER_LIMITS.maxKeys} keys and array elements in all; beyond, 400 \`invalid_filter\``,
-    type: 'string',
-    example: '{"project":"atlas"}',
-  })
-  @IsOptional() @Transform(jsonFilter('metadata')) @IsObject({ message: 'metadata must be a JSON object' })
+  @MetadataFilter('A JSON object the session metadata must contain (JSON containment, `@>`): nested objects match by their keys, arrays by their elements')
   metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'A case-insensitive substring of metadata.title', example: 'refactor' })

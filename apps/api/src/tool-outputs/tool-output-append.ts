@@ -9,12 +9,15 @@ import {
   decodeOutputParts,
   DEFAULT_CHUNK_BYTES,
   InContextView,
+  inlineOutputRef,
+  outputPlacement,
   ToolOutputViewConfig,
   viewConfigOfSettings,
   viewWindowBytes,
 } from '@app/domain/tool-output';
 import { SessionConfigs } from '@app/event-store';
-import { attachRefs, insertChunks, insertRefs, newRefId, readEndChunks, refView, StoredChunk, StoredRef, upsertContents } from '@app/tool-output-store';
+import { attachRefs, FoundRef, insertChunks, insertRefs, newRefId, readEndChunks, refView, StoredChunk, StoredRef, upsertContents } from '@app/tool-output-store';
+import { readInline } from './tool-output-reads.service';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
 
@@ -37,9 +40,11 @@ interface ResultAt {
 export class ToolOutputAppend {
   /**
    * Runs inside the append transaction, after the session lock and the
-   * tool-call ledger: stores every inline tool output and attaches every
-   * uploaded ref, and returns the events as they are written, each result
-   * holding its in-context view, `outputRef` and `truncated`. A batch without
+   * tool-call ledger: gives every tool output sent in the body a ref (kept
+   * in its event when its view shows it whole, `outputPlacement`, else
+   * stored in the tool-output tables) and attaches every uploaded ref, and
+   * returns the events as they are written, each result holding its
+   * in-context view, `outputRef` and `truncated`. A batch without
    * tool results costs no query. Refs that are unknown, or belong to another
    * session or tenant, are a 400 `unknown_output_ref` (the transaction then
    * writes nothing). `configs` are the session's settings, read with the
@@ -79,38 +84,40 @@ export class ToolOutputAppend {
           path: `$.events[${missing.event}].data.message.parts[${missing.part}].outputRef.id`,
         });
       }
-      const views = new Map<string, InContextView>();
-      for (const ref of found.values()) views.set(ref.refId, await this.storedView(tx, ref, viewConfig));
+      const cited = new Map<string, { view: InContextView; outputRef: ToolResultPart['outputRef'] }>();
+      for (const ref of found.values()) cited.set(ref.refId, await this.citedView(tx, ref, viewConfig));
       for (const r of byRef) {
-        const ref = found.get(r.result.outputRef!.id)!;
-        const view = views.get(ref.refId)!;
-        replaced.set(r, { ...r.result, output: view.view, outputRef: refView(ref), truncated: view.truncated });
+        const { view, outputRef } = cited.get(r.result.outputRef!.id)!;
+        replaced.set(r, { ...r.result, output: view.view, outputRef, truncated: view.truncated });
       }
     }
 
-    // A disabled cache keeps inline outputs whole in the event, as the client sent them.
-    const inline = toolOutput.enabled ? results.filter((r) => r.result.outputRef === undefined) : [];
-    if (inline.length > 0) {
-      const stored = inline.map((r) => {
-        const bytes = Buffer.from(r.result.output, 'utf8');
-        const splitter = new ChunkSplitter();
-        const chunks = [...splitter.push(bytes), ...splitter.end()];
-        return { r, chunks, refId: newRefId(), totals: { sha256: sha256(bytes), byteSize: bytes.length, lineCount: splitter.totals.lineCount, chunkCount: chunks.length } };
+    // A disabled cache keeps sent outputs whole in the event, as the client sent them, with no ref.
+    const sent = toolOutput.enabled ? results.filter((r) => r.result.outputRef === undefined) : [];
+    if (sent.length > 0) {
+      const placed = sent.map((r) => {
+        const refId = newRefId();
+        const view = buildInContextView(r.result.output, refId, viewConfig);
+        return { r, refId, view, placement: outputPlacement(r.result.output, view) };
       });
+      const stored = placed
+        .filter((p) => p.placement === 'stored')
+        .map((p) => {
+          const bytes = Buffer.from(p.r.result.output, 'utf8');
+          const splitter = new ChunkSplitter();
+          const chunks = [...splitter.push(bytes), ...splitter.end()];
+          return { ...p, chunks, totals: { sha256: sha256(bytes), byteSize: bytes.length, lineCount: splitter.totals.lineCount, chunkCount: chunks.length } };
+        });
       const distinct = new Map(stored.map((s) => [s.totals.sha256.toString('hex'), s]));
-      const contents = await upsertContents(tx, [...distinct.values()].map((s) => s.totals));
+      const contents = distinct.size > 0 ? await upsertContents(tx, [...distinct.values()].map((s) => s.totals)) : new Map<string, { contentId: number; inserted: boolean }>();
       const inserts = [...distinct].filter(([hex]) => contents.get(hex)!.inserted).map(([hex, s]) => insertChunks(tx, contents.get(hex)!.contentId, s.chunks));
-      inserts.push(
-        insertRefs(
-          tx,
-          sessionId,
-          stored.map((s) => ({ refId: s.refId, contentId: contents.get(s.totals.sha256.toString('hex'))!.contentId, attachedSeq: seqOf(s.r.event) })),
-        ),
-      );
+      const contentOf = new Map(stored.map((s) => [s.refId, contents.get(s.totals.sha256.toString('hex'))!.contentId]));
+      // An inline output's ref has no content: it names the event that keeps the output.
+      inserts.push(insertRefs(tx, sessionId, placed.map((p) => ({ refId: p.refId, contentId: contentOf.get(p.refId) ?? null, attachedSeq: seqOf(p.r.event) }))));
       writes.push(...inserts);
-      for (const s of stored) {
-        const view = buildInContextView(s.r.result.output, s.refId, viewConfig);
-        replaced.set(s.r, { ...s.r.result, output: view.view, outputRef: refView({ refId: s.refId, ...s.totals }), truncated: view.truncated });
+      for (const s of stored) replaced.set(s.r, { ...s.r.result, output: s.view.view, outputRef: refView({ refId: s.refId, ...s.totals }), truncated: s.view.truncated });
+      for (const p of placed) {
+        if (p.placement === 'inline') replaced.set(p.r, { ...p.r.result, output: p.view.view, outputRef: inlineOutputRef(p.refId, p.r.result.output), truncated: false });
       }
     }
 
@@ -123,6 +130,13 @@ export class ToolOutputAppend {
       return { ...event, data: { ...event.data, message: { ...event.data.message, parts } } };
     });
     return { events: written, writes };
+  }
+
+  /** The view and ref of an output a result cites by ref: an inline one's from its event, a stored one's from its end chunks. */
+  private async citedView(tx: Tx, ref: FoundRef, viewConfig: ToolOutputViewConfig): Promise<{ view: InContextView; outputRef: ToolResultPart['outputRef'] }> {
+    if (ref.contentId !== null) return { view: await this.storedView(tx, ref, viewConfig), outputRef: refView(ref) };
+    const inline = await readInline(tx, ref);
+    return { view: buildInContextView(inline.output, ref.refId, viewConfig), outputRef: refView(inline.ref) };
   }
 
   /** The view of a stored output from its first and last chunks only. */

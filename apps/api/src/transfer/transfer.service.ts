@@ -16,7 +16,7 @@ import {
   LineSplitter,
   outputLine,
   parseJsonLine,
-  renameRefs,
+  renameEventRefs,
   sessionLine,
   TransferEvent,
 } from '@app/domain/transfer';
@@ -133,9 +133,11 @@ export class TransferService {
   private async exportOutput(tenantId: string, refId: string, write: (text: string) => Promise<boolean>): Promise<boolean> {
     const ref = await this.db.tenantTx(tenantId, (tx) => findRef(tx, refId));
     if (!ref) throw new Error(`tool output ${refId} is cited but not stored`);
+    // An inline output goes out with the event that holds it.
+    if (ref.contentId === null) return true;
     if (!(await write(outputLine({ ref: refId, byteSize: ref.byteSize, lineCount: ref.lineCount, sha256: ref.sha256.toString('hex') })))) return false;
     let offset = 0;
-    for await (const batch of this.outputReads.chunkBatches(tenantId, ref.contentId)) {
+    for await (const batch of this.outputReads.chunkBatches(tenantId, { ref, contentId: ref.contentId })) {
       for (let at = 0; at < batch.length; at += EXPORT_CHUNK_BYTES) {
         const piece = batch.subarray(at, at + EXPORT_CHUNK_BYTES);
         if (!(await write(chunkLine(refId, offset, piece.toString('base64'))))) return false;
@@ -193,14 +195,17 @@ export class TransferService {
             stored.push(contentId);
             // The ref now, not at the end: it keeps the content from a concurrent delete, and a
             // ref id the tenant holds (even in another import still running) is renamed.
-            let refId = step.output.ref;
-            while (!(await claimRef(tx, sessionId, refId, contentId))) refId = newRefId();
-            if (refId !== step.output.ref) renamed.set(step.output.ref, refId);
+            await this.claimRef(tx, sessionId, step.output.ref, { contentId }, renamed);
             refs.set(step.output.ref, { contentId, attachedSeq: null });
           } else if (step.kind === 'event') {
             if (!CLIENT_EVENT_TYPES.includes(step.event.type as EventType)) serviceEvents.push({ seq: step.event.seq, line });
-            for (const ref of eventOutputRefs(step.event as NewEvent)) refs.get(ref.id)!.attachedSeq ??= step.event.seq;
-            batch.push({ line, event: renameRefs(step.event, renamed) });
+            // An output the event holds inline: its ref names the event.
+            for (const refId of step.inlineRefs) await this.claimRef(tx, sessionId, refId, { contentId: null, inlineSeq: step.event.seq }, renamed);
+            for (const ref of eventOutputRefs(step.event as NewEvent)) {
+              const stored = refs.get(ref.id);
+              if (stored) stored.attachedSeq ??= step.event.seq;
+            }
+            batch.push({ line, event: renameEventRefs(step.event, renamed, reader.inline) });
             if (batch.length >= IMPORT_BATCH) batch = await this.writeEvents(tx, sessionId, header.model, batch);
           }
           // A chunk line outside an output was refused by the reader; inside one, outputBytes consumed it.
@@ -218,7 +223,7 @@ export class TransferService {
         return {
           session: sessionState((await findSession(tx, sessionId))!),
           events: header.headSeq,
-          toolOutputs: refs.size,
+          toolOutputs: refs.size + reader.inline.size,
           renamedRefs: Object.fromEntries(renamed),
         };
       });
@@ -227,6 +232,17 @@ export class TransferService {
       if (stored.length > 0) await this.db.tenantTx(tenantId, (tx) => deleteUnreferencedContents(tx, stored)).catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * Gives the imported session ref `refId` (held as `claimRef` says), under
+   * a new id when the tenant already has that one (even in another import
+   * still running), which `renamed` records for the events citing it.
+   */
+  private async claimRef(tx: Tx, sessionId: string, refId: string, held: Parameters<typeof claimRef>[3], renamed: Map<string, string>): Promise<void> {
+    let claimed = refId;
+    while (!(await claimRef(tx, sessionId, claimed, held))) claimed = newRefId();
+    if (claimed !== refId) renamed.set(refId, claimed);
   }
 
   /** The bytes of the output just declared, from its chunk lines; ends when its declared size is reached. */

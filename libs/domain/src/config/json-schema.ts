@@ -1,53 +1,30 @@
 /**
- * SESSION_CONFIG_SCHEMA as JSON Schema (2020-12, OpenAPI 3.1): the OpenAPI
- * document's config schema comes from the same description that validates
- * configs (collectIssues), so the two cannot drift.
+ * SESSION_CONFIG_SCHEMA as the OpenAPI document publishes it (JSON Schema
+ * 2020-12, OpenAPI 3.1): the same description that validates and merges
+ * configs, so the two cannot drift.
  */
-import { FieldSchema, SESSION_CONFIG_SCHEMA } from './schema';
+import { ANNOTATIONS, SESSION_CONFIG_SCHEMA } from './schema';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** The JSON Schema of a config patch as collectIssues accepts it: every key optional, unknown keys refused. */
-export function fieldToJsonSchema(field: FieldSchema): JsonSchema {
-  const object = (fields: Readonly<Record<string, FieldSchema>>, child = fieldToJsonSchema): JsonSchema => ({
-    type: 'object',
-    properties: Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, child(value)])),
-    additionalProperties: false,
-  });
-  switch (field.kind) {
-    case 'boolean':
-      return { type: 'boolean' };
-    case 'number':
-      return { type: field.integer ? 'integer' : 'number', minimum: field.min, maximum: field.max };
-    case 'string':
-      return { type: 'string', minLength: field.minLength, maxLength: field.maxLength };
-    case 'enum':
-      return { type: 'string', enum: [...field.values] };
-    case 'strings':
-      return { type: 'array', maxItems: field.maxItems, items: { type: 'string', maxLength: field.maxLength } };
-    case 'object':
-      return object(field.fields);
-    case 'overrides':
-      // `null` drops an override: the model's own limit applies again.
-      return object(field.fields, (child) => ({ anyOf: [fieldToJsonSchema(child), { type: 'null' }] }));
-    case 'nullable':
-      return { anyOf: [fieldToJsonSchema(field.of), { type: 'null' }] };
-    case 'tagged':
-      // A patch names its type; another type starts from that variant's defaults.
-      return {
-        type: 'object',
-        oneOf: Object.entries(field.variants).map(([type, variant]) => {
-          const body = object(variant.fields);
-          return { ...body, properties: { type: { const: type }, ...(body.properties as JsonSchema) }, required: ['type'] };
-        }),
-      };
-    case 'oneKey':
-      return { oneOf: Object.entries(field.keys).map(([key, child]) => ({ ...object({ [key]: child }), required: [key] })) };
-  }
+/** The merge's annotations and ajv's discriminator only serve this service; a client needs neither. */
+const UNPUBLISHED = new Set<string>([...ANNOTATIONS, 'discriminator']);
+
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A schema node without what is unpublished; TypeBox writes its options first, the document reads `type` and `properties` first. */
+function published(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(published);
+  if (!isPlainObject(node)) return node;
+  const { type, properties, ...rest } = node;
+  const entries = Object.entries({ type, properties, ...rest }).filter(([key, value]) => value !== undefined && !UNPUBLISHED.has(key));
+  return Object.fromEntries(
+    entries.map(([key, value]) => [
+      key,
+      key === 'properties' ? Object.fromEntries(Object.entries(value as JsonSchema).map(([name, field]) => [name, published(field)])) : published(value),
+    ]),
+  );
 }
 
 /** The session config (POST /v1/sessions `config`, PATCH .../config, tenant defaults): any subset of the settings. */
-export const SESSION_CONFIG_JSON_SCHEMA: JsonSchema = {
-  ...fieldToJsonSchema(SESSION_CONFIG_SCHEMA),
-  description: 'Session settings, any subset: unset keys come from the tenant defaults, then the preset',
-};
+export const SESSION_CONFIG_JSON_SCHEMA = published(SESSION_CONFIG_SCHEMA) as JsonSchema;

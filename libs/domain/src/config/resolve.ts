@@ -1,15 +1,16 @@
 import { invalid } from '../errors';
 import { PruneMode, pruneMode, PruneOptions } from '../prune/options';
 import { DEFAULT_PRESET, PRESETS } from './presets';
-import { collectIssues, ConfigIssue, mergeBySchema, SESSION_CONFIG_SCHEMA } from './schema';
-import { PresetName, SessionConfig, SessionConfigInput } from './types';
+import { mergeConfig } from './merge';
+import type { SessionConfigInput } from './schema';
+import { PresetName, SessionConfig } from './types';
+import { ConfigIssue, configIssues } from './validate';
 
 export type ConfigValidation = { ok: true; value: SessionConfigInput } | { ok: false; issues: ConfigIssue[] };
 
 /** Strict check of a config patch (tenant defaults, session config, a config_changed patch). */
 export function validateSessionConfigInput(input: unknown): ConfigValidation {
-  const issues: ConfigIssue[] = [];
-  collectIssues(SESSION_CONFIG_SCHEMA, input, '', issues);
+  const issues = configIssues(input);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: input as SessionConfigInput };
 }
 
@@ -62,7 +63,7 @@ export function resolveSessionConfig(
   const session = assertValid(sessionOverrides, 'session');
   const preset = session.preset ?? tenant.preset ?? presetName ?? DEFAULT_PRESET;
   const merged = [tenant, session].reduce<unknown>(
-    (config, input) => mergeBySchema(SESSION_CONFIG_SCHEMA, config, input, true),
+    (config, input) => mergeConfig(config, input, true),
     PRESETS[preset],
   ) as SessionConfig;
   const config: SessionConfig = { ...merged, preset };
@@ -79,5 +80,5 @@ export function resolveSessionConfig(
  */
 export function applyConfigPatch(overrides: SessionConfigInput, patch: unknown): SessionConfigInput {
   const valid = assertValid(patch, 'patch');
-  return mergeBySchema(SESSION_CONFIG_SCHEMA, overrides, valid, false) as SessionConfigInput;
+  return mergeConfig(overrides, valid, false) as SessionConfigInput;
 }

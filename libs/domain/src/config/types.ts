@@ -211,23 +211,3 @@ export interface SessionConfig {
   pins: PinsConfig;
   cache: CacheConfig;
 }
-
-/** A patch: any subset; a tagged object (trigger) names its type; `null` on a limits field drops that override. */
-export type ConfigPatch<T> = T extends readonly unknown[]
-  ? T
-  : T extends { type: string }
-    ? { type: T['type'] } & { [K in Exclude<keyof T, 'type'>]?: ConfigPatch<T[K]> }
-    : T extends object
-      ? { [K in keyof T]?: ConfigPatch<T[K]> }
-      : T;
-
-export interface SessionConfigInput {
-  preset?: PresetName;
-  limits?: { [K in keyof ModelLimitOverrides]?: number | null };
-  compaction?: ConfigPatch<CompactionConfig>;
-  prune?: ConfigPatch<PruneConfig>;
-  archive?: ConfigPatch<ArchiveOptions>;
-  toolOutput?: ConfigPatch<ToolOutputConfig>;
-  pins?: ConfigPatch<PinsConfig>;
-  cache?: ConfigPatch<CacheConfig>;
-}

@@ -1,11 +1,27 @@
 import fc from 'fast-check';
 import { PRESET_NAMES, PRESETS, validateSessionConfigInput } from '../config';
-import { FieldSchema, SESSION_CONFIG_SCHEMA } from '../config/schema';
+import { SESSION_CONFIG_SCHEMA } from '../config/schema';
 import { createApiValidator } from './validator';
 
 const validateSchema = createApiValidator().get('SessionConfig');
 
-const mapFields = <T>(fields: Readonly<Record<string, FieldSchema>>, f: (field: FieldSchema) => fc.Arbitrary<T>) =>
+/** A node of SESSION_CONFIG_SCHEMA, as the generator reads it. */
+interface Node {
+  type?: string;
+  const?: string;
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
+  properties?: Record<string, Node>;
+  required?: string[];
+  anyOf?: Node[];
+  oneOf?: Node[];
+}
+
+const mapFields = <T>(fields: Readonly<Record<string, Node>>, f: (field: Node) => fc.Arbitrary<T>) =>
   Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, f(field)]));
 
 /** Any JSON value of a different shape, for fields the generator breaks. */
@@ -23,42 +39,39 @@ const junk: fc.Arbitrary<unknown> = fc.oneof(
  * Patches shaped by the description itself; with `broken`, any field may be
  * junk or gain an unknown key, so both verdicts come up.
  */
-function patchOf(field: FieldSchema, broken: boolean): fc.Arbitrary<unknown> {
-  const child = (f: FieldSchema) => patchOf(f, broken);
+function patchOf(field: Node, broken: boolean): fc.Arbitrary<unknown> {
+  const child = (f: Node) => patchOf(f, broken);
   const record = (arbitraries: Record<string, fc.Arbitrary<unknown>>, requiredKeys: string[] = []) => {
     const base = fc.record(arbitraries, { requiredKeys });
     return broken ? fc.tuple(base, fc.option(fc.constantFrom('bogus', 'Enabled', 'constructor'))).map(([r, extra]) => (extra ? { ...r, [extra]: 1 } : r)) : base;
   };
   const valid = (): fc.Arbitrary<unknown> => {
-    switch (field.kind) {
+    if (field.const !== undefined) return fc.constant(field.const);
+    if (field.enum) return fc.constantFrom(...field.enum);
+    if (field.anyOf) return fc.option(child(field.anyOf.find((branch) => branch.type !== 'null')!), { nil: null });
+    // The trigger's variants (each requires its `type`) and the truncation's exactly-one-of (each requires its key).
+    if (field.oneOf) return fc.oneof(...field.oneOf.map((branch) => record(mapFields(branch.properties!, child), branch.required)));
+    switch (field.type) {
       case 'boolean':
         return fc.boolean();
+      case 'integer':
+        return fc.integer({ min: field.minimum, max: field.maximum });
       case 'number':
-        return field.integer ? fc.integer({ min: field.min, max: field.max }) : fc.double({ min: field.min, max: field.max, noNaN: true });
+        return fc.double({ min: field.minimum, max: field.maximum, noNaN: true });
       case 'string':
-        return fc.string({ minLength: field.minLength, maxLength: Math.min(field.maxLength, 12) });
-      case 'enum':
-        return fc.constantFrom(...field.values);
-      case 'strings':
-        return fc.array(fc.string({ maxLength: 8 }), { maxLength: Math.min(field.maxItems, 3) });
+        return fc.string({ minLength: field.minLength, maxLength: Math.min(field.maxLength!, 12) });
+      case 'array':
+        return fc.array(fc.string({ maxLength: 8 }), { maxLength: Math.min(field.maxItems!, 3) });
       case 'object':
-        return record(mapFields(field.fields, child));
-      case 'overrides':
-        return record(mapFields(field.fields, (f) => fc.option(child(f), { nil: null })));
-      case 'nullable':
-        return fc.option(child(field.of), { nil: null });
-      case 'tagged':
-        return fc.oneof(
-          ...Object.entries(field.variants).map(([type, variant]) => record({ type: fc.constant(type), ...mapFields(variant.fields, child) }, ['type'])),
-        );
-      case 'oneKey':
-        return fc.oneof(...Object.entries(field.keys).map(([key, f]) => child(f).map((value) => ({ [key]: value }))));
+        return record(mapFields(field.properties!, child), field.required);
+      default:
+        throw new Error(`no generator for ${JSON.stringify(field)}`);
     }
   };
   return broken ? fc.oneof({ arbitrary: valid(), weight: 6 }, { arbitrary: junk, weight: 1 }) : valid();
 }
 
-describe('SessionConfig: the JSON Schema converted from SESSION_CONFIG_SCHEMA', () => {
+describe('SessionConfig: the published JSON Schema of SESSION_CONFIG_SCHEMA', () => {
   it.each(PRESET_NAMES)('accepts the whole %s preset (each seed system as a config)', (name) => {
     // given a preset: every setting, as the seed that it reproduces has it
     const config = { ...PRESETS[name], preset: name };
@@ -94,7 +107,7 @@ describe('SessionConfig: the JSON Schema converted from SESSION_CONFIG_SCHEMA', 
   it('agrees with the domain validation on random patches, valid or broken (property)', () => {
     const verdicts = new Set<boolean>();
     fc.assert(
-      fc.property(patchOf(SESSION_CONFIG_SCHEMA, true), (patch) => {
+      fc.property(patchOf(SESSION_CONFIG_SCHEMA as Node, true), (patch) => {
         const ok = validateSessionConfigInput(patch).ok;
         verdicts.add(ok);
         expect(validateSchema(patch)).toBe(ok);
@@ -107,7 +120,7 @@ describe('SessionConfig: the JSON Schema converted from SESSION_CONFIG_SCHEMA', 
 
   it('accepts every patch generated from the description alone (property)', () => {
     fc.assert(
-      fc.property(patchOf(SESSION_CONFIG_SCHEMA, false), (patch) => {
+      fc.property(patchOf(SESSION_CONFIG_SCHEMA as Node, false), (patch) => {
         expect(validateSchema(patch)).toBe(true);
       }),
       { numRuns: 200 },

@@ -86,3 +86,6 @@ export { countLines, decodeUtf8Head, decodeUtf8Tail, toDisplayText, utf8ByteLeng
 
 export type { OutputPiece, OutputSlice, StoredOutput, StoredToolResultPart } from './stored-output';
 export { restoreStoredOutputs, restoredEventJson, sliceTexts, storedEventOf, storedOutputOf, storedOutputSlices } from './stored-output';
+
+export type { InlineOutput, OutputPlacement } from './inline-output';
+export { INLINE_OUTPUT_MAX_BYTES, assertInlineOutput, inlineOutputIn, inlineOutputRef, outputPlacement } from './inline-output';

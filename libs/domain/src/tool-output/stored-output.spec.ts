@@ -2,6 +2,7 @@ import fc from 'fast-check';
 
 import type { NewEvent } from '../events';
 import { buildInContextView, ToolOutputViewConfig } from './in-context-view';
+import { INLINE_OUTPUT_MAX_BYTES } from './inline-output';
 import {
   OutputSlice,
   restoredEventJson,
@@ -87,23 +88,29 @@ const toolMessage = (parts: unknown[], metadata?: Record<string, unknown>) =>
 const refOf = (id: string) => ({ id, byte_size: 1, line_count: 1, sha256: 'ab' });
 
 describe('storedEventOf', () => {
-  it('drops the view of an inline output the store keeps, and only that', () => {
+  it('drops the view of a sent output the store keeps, and only that', () => {
     const small = 'a small output\n';
+    // Shown whole (the view's limits off) but over one chunk: the store keeps it.
+    const large = 'x'.repeat(INLINE_OUTPUT_MAX_BYTES + 1);
     const sent = toolMessage([
-      { type: 'tool_result', callId: 'c1', output: small },
+      { type: 'tool_result', callId: 'c1', output: large },
       { type: 'tool_result', callId: 'c2', outputRef: { id: 'out_up' } },
       { type: 'tool_result', callId: 'c3', output: 'kept whole: the cache is off' },
+      { type: 'tool_result', callId: 'c4', output: small },
     ]);
     const written = toolMessage([
-      { type: 'tool_result', callId: 'c1', name: 'bash', output: small, outputRef: refOf('out_a'), truncated: false },
+      { type: 'tool_result', callId: 'c1', name: 'bash', output: large, outputRef: refOf('out_a'), truncated: false },
       { type: 'tool_result', callId: 'c2', name: 'bash', output: 'an upload view', outputRef: refOf('out_up'), truncated: false },
       { type: 'tool_result', callId: 'c3', name: 'bash', output: 'kept whole: the cache is off' },
+      // Inline: the event is where the output lives.
+      { type: 'tool_result', callId: 'c4', name: 'bash', output: small, outputRef: refOf('out_b'), truncated: false },
     ]);
     const stored = storedEventOf(written, sent) as NewEvent<'message.added'>;
     expect(stored.data.message.parts).toEqual([
       { type: 'tool_result', callId: 'c1', name: 'bash', outputRef: refOf('out_a'), truncated: false, outputFrom: true },
       written.data.message.parts[1],
       written.data.message.parts[2],
+      written.data.message.parts[3],
     ]);
     // An event with nothing to drop is written as it is.
     const whole = toolMessage([written.data.message.parts[2]]);
@@ -113,7 +120,8 @@ describe('storedEventOf', () => {
 
 describe('restoring stored views', () => {
   it('gives back the event as written, the part keys in the order PostgreSQL returns them', () => {
-    const small = logLines(10);
+    // Shown whole but over one chunk (so not inline), and truncated.
+    const small = logLines(1200);
     const big = logLines(3000);
     const bigView = buildInContextView(big, 'out_big').view;
     const outputs: Record<string, string> = { out_small: small, out_big: big };
@@ -144,7 +152,7 @@ describe('restoring stored views', () => {
     // Every character JSON escapes, text that looks like a placeholder, non-ASCII and a 4-byte code point.
     const nasty = `${logLines(2000)}\n"quoted" back\\slash \\u0000 \u0001\b\f\r\t tab é 漢字 😀 "\\u00000"\n${logLines(2000)}`;
     const view = buildInContextView(nasty, 'out_nasty').view;
-    const outputs: Record<string, string> = { out_nasty: nasty, out_whole: 'whole "output"\n\\u00001' };
+    const outputs: Record<string, string> = { out_nasty: nasty, out_whole: `whole "output"\n\\u00001${'x'.repeat(INLINE_OUTPUT_MAX_BYTES)}` };
     const written = toolMessage([
       { type: 'tool_call', callId: 'c0', name: 'bash', input: { command: '\\u0000', output: '' } },
       { type: 'tool_result', callId: 'c1', name: 'bash', output: view, outputRef: refOf('out_nasty'), truncated: true },

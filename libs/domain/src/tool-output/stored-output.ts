@@ -1,7 +1,8 @@
 /**
  * How a tool result's in-context view is stored in its event:
- * once. The tool-output store already holds the output's bytes, so
- * a result whose view is the whole output keeps no copy in the event, and a
+ * once. A small output shown whole lives in its event only (inline-output.ts).
+ * For the others the tool-output store already holds the bytes, so a result
+ * whose view is the whole output keeps no copy in the event, and a
  * truncated view keeps only its own text (header, marker, note) with byte
  * ranges of the stored output for the rest. Readers restore `output` before
  * anything else sees the event, so every reader gets the view as written.
@@ -12,6 +13,7 @@
  * presence tells a stored view from anything else.
  */
 import type { Message, NewEvent, ToolResultPart } from '../events';
+import { outputPlacement } from './inline-output';
 import { utf8ByteLength } from './utf8';
 
 /** Literal text of the view, or the byte range [start, end) of the stored output. */
@@ -89,9 +91,10 @@ export function storedOutputOf(view: string, output: string): StoredOutput | und
 
 /**
  * The event as it is stored: each tool result whose output the client sent
- * inline and the store keeps (it has an `outputRef`) holds `outputFrom`
- * instead of its view where that saves bytes. `sent` is the client's event,
- * `written` the same event with the views in place.
+ * inline and the store keeps (it has an `outputRef`, and the output is not
+ * one the event keeps: `outputPlacement`) holds `outputFrom` instead of its
+ * view where that saves bytes. `sent` is the client's event, `written` the
+ * same event with the views in place.
  */
 export function storedEventOf(written: NewEvent, sent: NewEvent): NewEvent {
   if (written.type !== 'message.added' || sent.type !== 'message.added') return written;
@@ -101,6 +104,7 @@ export function storedEventOf(written: NewEvent, sent: NewEvent): NewEvent {
     const original = sentParts[i];
     if (part.type !== 'tool_result' || part.outputRef === undefined) return part;
     if (original?.type !== 'tool_result' || original.outputRef !== undefined || typeof original.output !== 'string') return part;
+    if (outputPlacement(original.output, { view: part.output, truncated: part.truncated ?? false }) === 'inline') return part;
     const outputFrom = storedOutputOf(part.output, original.output);
     if (outputFrom === undefined) return part;
     changed = true;

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
+
 import { errorOf } from '../testing/expect-domain-error';
 import { LineSplitter, parseJsonLine } from './jsonl';
-import { chunkLine, eventLine, ImportReader, outputLine, renameRefs, sessionLine } from './transfer-format';
+import { chunkLine, eventLine, ImportReader, outputLine, renameEventRefs, renameRefs, sessionLine } from './transfer-format';
 
 const REF = 'out_AAAAAAAAAAAAAAAAAAAAAA';
 const SHA = 'a'.repeat(64);
@@ -29,6 +31,12 @@ function read(lines: string[]) {
 }
 
 const REF_FIGURES = { id: REF, byte_size: 4, line_count: 1, sha256: SHA };
+/** The event line with its tool result's view marked truncated. */
+const truncated = (line: string) => {
+  const value = json(line);
+  value.data.message.parts[0].truncated = true;
+  return JSON.stringify(value);
+};
 
 describe('ImportReader', () => {
   const good = [sessionLine(session), eventLine(created), eventLine(call), outputLine({ ref: REF, byteSize: 4, lineCount: 1, sha256: SHA }), chunkLine(REF, 0, Buffer.from('ab\n').toString('base64')), chunkLine(REF, 3, 'eA=='), eventLine(result({ id: REF, byte_size: 4, line_count: 1, sha256: SHA }))];
@@ -53,6 +61,18 @@ describe('ImportReader', () => {
     expect(steps.filter((s) => s.kind === 'chunk').map((s) => (s as { last: boolean }).last)).toEqual([false, true]);
   });
 
+  it('given a ref no line gave the bytes of, cited by a result holding its output whole, when read, then the event holds it inline', () => {
+    const output = 'ab\nx';
+    const inline = { id: REF, byte_size: 4, line_count: 2, sha256: createHash('sha256').update(output).digest('hex') };
+    const cite = (seq: number) => ({ ...result(inline), seq, id: `e${seq}`, data: { message: { id: `e${seq}`, role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', name: 'bash', output, outputRef: inline }] } } });
+    const again = { ...cite(5), data: { message: { id: 'e5', role: 'user', parts: [{ type: 'text', text: `see ${REF}` }] } } };
+    const { steps, reader } = read([sessionLine({ ...session, headSeq: 5 }), good[1], good[2], eventLine(cite(3)), eventLine(marker(4)), eventLine(again)]);
+    expect(steps.map((s) => (s.kind === 'event' ? s.inlineRefs : s.kind))).toEqual([[], [], [REF], [], []]);
+    expect([...reader.inline]).toEqual([REF]);
+    // A tool_output line for the same ref after that is a second copy.
+    expect(errorOf(() => read([...good.slice(0, 3), eventLine(cite(3)), good[3]])).code).toBe('duplicate_output');
+  });
+
   it('given a pivot, when read, then the reader reports it as the session pivot', () => {
     const lines = [sessionLine({ ...session, headSeq: 4 }), eventLine(created), eventLine(call), eventLine(marker(3)), eventLine(pivot(4, {}))];
     expect(read(lines).reader.pivot).toEqual({ seq: 4, coveredThroughSeq: 2 });
@@ -61,7 +81,8 @@ describe('ImportReader', () => {
   it.each([
     ['another version', [sessionLine(session).replace('"version":1', '"version":2'), ...good.slice(1)], 'unsupported_version'],
     ['an event out of order', [good[0], good[2], good[1], ...good.slice(3)], 'event_out_of_order'],
-    ['a ref never given', [good[0], good[1], good[2], good[6]], 'unknown_output_ref'],
+    ['a ref never given, cited by a truncated view', [good[0], good[1], good[2], truncated(good[6])], 'unknown_output_ref'],
+    ['a ref never given, cited by a whole view with other figures', [good[0], good[1], good[2], good[6]], 'output_ref_mismatch'],
     ['a ref with other figures', [...good.slice(0, 6), eventLine(result({ id: REF, byte_size: 5, line_count: 1 }))], 'output_ref_mismatch'],
     ['an output cut short', [...good.slice(0, 5), good[6]], 'output_cut_short'],
     ['a chunk beyond the declared size', [...good.slice(0, 5), chunkLine(REF, 3, 'eHk='), good[6]], 'output_size_mismatch'],
@@ -107,5 +128,24 @@ describe('renameRefs', () => {
       ref: { id: 'out_CCCCCCCCCCCCCCCCCCCCCC' },
       text: `see ref=out_CCCCCCCCCCCCCCCCCCCCCC and ${other}`,
     });
+  });
+});
+
+describe('renameEventRefs', () => {
+  it('given an event holding an output inline, when its refs are renamed, then the output keeps its bytes and the rest is rewritten', () => {
+    const inlineRef = 'out_BBBBBBBBBBBBBBBBBBBBBB';
+    const renamed = new Map([
+      [REF, 'out_CCCCCCCCCCCCCCCCCCCCCC'],
+      [inlineRef, 'out_DDDDDDDDDDDDDDDDDDDDDD'],
+    ]);
+    const output = `read ${REF} earlier`;
+    const event = result({ id: inlineRef, byte_size: 1, line_count: 1, sha256: SHA });
+    event.data.message.parts.push({ type: 'tool_result', callId: 'c2', name: 'bash', output: `a view citing ${REF}`, outputRef: { id: REF } } as never);
+    event.data.message.parts[0].output = output;
+    const parts = renameEventRefs(event, renamed, new Set([inlineRef])).data.message as unknown as { parts: Array<{ output: string; outputRef: { id: string } }> };
+    expect(parts.parts.map((p) => [p.output, p.outputRef.id])).toEqual([
+      [output, 'out_DDDDDDDDDDDDDDDDDDDDDD'],
+      ['a view citing out_CCCCCCCCCCCCCCCCCCCCCC', 'out_CCCCCCCCCCCCCCCCCCCCCC'],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { assertStoredEventData, ID_PATTERN } from '../append-validation';
 import { invalid } from '../errors';
 import { EVENT_TYPES, EventType, NewEvent, ToolOutputRef } from '../events';
+import { assertInlineOutput } from '../tool-output/inline-output';
 import { ImportedEvent, ImportedLogCheck } from './imported-log';
 
 /**
@@ -12,6 +13,8 @@ import { ImportedEvent, ImportedLogCheck } from './imported-log';
  *    carried: `{"kind":"tool_output","ref","byteSize","lineCount","sha256"}`
  *    followed by its bytes in order, `{"kind":"tool_output.chunk","ref","offset","data"}`
  *    (base64, at most IMPORT_CHUNK_MAX_BYTES each; none for an empty output).
+ *    An output its event keeps inline (`outputPlacement`) has no such lines:
+ *    the first event citing its ref holds it whole, with the ref's figures.
  *
  * Outputs come before the events that use them, as an upload comes before
  * the append that cites it, so an import can check every ref when it reads
@@ -81,6 +84,22 @@ export function renameRefs<T>(value: T, renamed: ReadonlyMap<string, string>): T
 }
 
 type Json = Record<string, unknown>;
+
+/**
+ * renameRefs for an imported event, except the outputs its results hold
+ * inline (`inline`: their refs' ids as exported): those texts are the
+ * outputs' bytes, which their sha256 names and which a stored output's
+ * chunks keep unrenamed too.
+ */
+export function renameEventRefs(event: TransferEvent, renamed: ReadonlyMap<string, string>, inline: ReadonlySet<string>): TransferEvent {
+  const result = renameRefs(event, renamed);
+  if (result === event || event.type !== 'message.added') return result;
+  const sent = (event.data.message as { parts: Json[] }).parts;
+  (result.data.message as { parts: Json[] }).parts.forEach((part, i) => {
+    if (part.type === 'tool_result' && part.truncated !== true && inline.has((sent[i].outputRef as Json | undefined)?.id as string)) part.output = sent[i].output;
+  });
+  return result;
+}
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function exactKeys(value: Json, keys: readonly string[], what: string): void {
@@ -114,7 +133,8 @@ function object(value: unknown, what: string): Json {
 export type ImportStep =
   | { kind: 'output'; output: DeclaredOutput }
   | { kind: 'chunk'; ref: string; base64: string; last: boolean }
-  | { kind: 'event'; event: TransferEvent };
+  /** `inlineRefs`: the refs this event is the first to cite, holding their outputs inline. */
+  | { kind: 'event'; event: TransferEvent; inlineRefs: string[] };
 
 /**
  * Checks an import line by line, in order, holding only the figures of the
@@ -130,6 +150,8 @@ export class ImportReader {
   private lastSeq = 0;
   private open: { output: DeclaredOutput; received: number } | undefined;
   private readonly outputs = new Map<string, DeclaredOutput>();
+  /** Refs of outputs held inline by their events (no tool_output line), by their ids as exported. */
+  readonly inline = new Set<string>();
   /** The latest compaction.completed: the imported session's pivot. */
   pivot: { seq: number; coveredThroughSeq: number } | null = null;
   private readonly log = new ImportedLogCheck();
@@ -169,8 +191,11 @@ export class ImportReader {
         return { kind: 'output', output: this.declare(raw) };
       case 'tool_output.chunk':
         return this.chunk(raw);
-      case 'event':
-        return { kind: 'event', event: this.event(raw) };
+      case 'event': {
+        const known = this.inline.size;
+        const event = this.event(raw);
+        return { kind: 'event', event, inlineRefs: [...this.inline].slice(known) };
+      }
       default:
         throw invalid('unknown_line_kind', `kind ${JSON.stringify(raw.kind)} is not session, tool_output, tool_output.chunk or event`);
     }
@@ -247,16 +272,24 @@ export class ImportReader {
     return event;
   }
 
-  /** Every ref a tool result cites was declared earlier in the import, with the same figures. */
+  /**
+   * Every ref a tool result cites was declared earlier in the import, with
+   * the same figures, or the first result citing it holds its output inline.
+   */
   private checkRefs(data: Json): void {
     const parts = (data.message as { parts: Json[] }).parts;
     parts.forEach((part, i) => {
       if (part.type !== 'tool_result' || part.outputRef === undefined) return;
       const ref = part.outputRef as Json;
-      const declared = this.outputs.get(ref.id as string);
-      if (!declared) {
-        throw invalid('unknown_output_ref', `data.message.parts[${i}].outputRef ${JSON.stringify(ref.id)} is not a tool output given earlier in the import`);
+      if (!this.outputs.has(ref.id as string)) {
+        assertInlineOutput(part, `data.message.parts[${i}]`);
+        if (!REF_ID_PATTERN.test(ref.id as string)) throw invalid('invalid_id', `data.message.parts[${i}].outputRef.id must match ${REF_ID_PATTERN.source}`);
+        const { id, byte_size: byteSize, line_count: lineCount, sha256 } = ref as { id: string; byte_size: number; line_count: number; sha256: string };
+        this.outputs.set(id, { ref: id, byteSize, lineCount, sha256 });
+        this.inline.add(id);
+        return;
       }
+      const declared = this.outputs.get(ref.id as string)!;
       const same = ref.byte_size === declared.byteSize && ref.line_count === declared.lineCount && (ref.sha256 === undefined || ref.sha256 === declared.sha256);
       if (!same) throw invalid('output_ref_mismatch', `data.message.parts[${i}].outputRef does not match the figures of tool output ${declared.ref}`);
     });
