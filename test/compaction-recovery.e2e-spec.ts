@@ -65,7 +65,9 @@ describe('compaction recovery', () => {
 
     const entry = await agent.settled(markerSeq, 30_000);
     expect(entry).toMatchObject({ status: 'completed', model: 'stub-slow-1200' });
-    expect(stub.requests.length - from).toBe(2);
+    // The killed run's call and the retry's; on a loaded machine the retry's call may pass SUMMARIZER_TIMEOUT_MS
+    // and the chain calls again. What must hold is a retry and one commit.
+    expect(stub.requests.length - from).toBeGreaterThanOrEqual(2);
     const done = await completions(agent.sessionId);
     expect(done).toHaveLength(1);
     expect(done[0]).toMatchObject({ id: `cmp-${markerSeq}-completed`, data: { markerSeq } });
