@@ -1,4 +1,5 @@
 import { Client, expectProblem, userMessage } from './support/client';
+import { ADMIN_TOKEN } from './support/env';
 import { startService, TestService } from './support/service';
 
 /**
@@ -153,5 +154,44 @@ describe('concurrent appends to one session', () => {
       [5, 'message.added'],
       [6, 'message.added'],
     ]);
+  });
+
+  it('a turn with tool calls and outputs kept inline goes in one round trip on known settings; a reused call id or changed tenant settings take the ordinary path', async () => {
+    const { tenantId, key: own } = await client.createTenant('one-trip-turns');
+    const { id } = await client.createSession(own, { model: 'gpt-4.1' });
+    const output = (n: number) => Array.from({ length: 40 }, (_, i) => `turn ${n} line ${i}: ok`).join('\n');
+    const turn = (n: number, calls = [`c${n}a`, `c${n}b`]) => [
+      userMessage(`turn ${n}`),
+      { type: 'message.added', data: { message: { role: 'assistant', parts: calls.map((callId) => ({ type: 'tool_call', callId, name: 'bash', input: { n } })) } } },
+      ...calls.map((callId) => ({ type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, output: output(n) }] } } })),
+      { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'text', text: `done ${n}` }] } } },
+    ];
+    const append = (events: unknown[]) => client.append(own, id, { events });
+    // The first turn teaches this process the session's model, settings and view bound; the second goes in one round trip.
+    expect((await append(turn(1))).body.headSeq).toBe(6);
+    const second = await append(turn(2));
+    expect([second.status, second.body.events.map((e: { seq: number }) => e.seq)]).toEqual([201, [7, 8, 9, 10, 11]]);
+    // Its calls are in the ledger: answering one again is refused.
+    const again = { type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'c2a', output: 'late' }] } } };
+    expectProblem(await append([again]), 400, 'duplicate_tool_result');
+    // A call id the ledger holds fails the one-trip statement; the ordinary path answers, and nothing is written.
+    expectProblem(await append(turn(3, ['c3a', 'c1b'])), 400, 'duplicate_tool_call_id');
+    // Its outputs are kept whole in their events, each with a ref that reads them back.
+    const stored = (await client.allEvents(own, id)).filter((e) => e.seq >= 9 && e.seq <= 10).map((e) => e.data.message.parts[0]);
+    expect(stored.map((p: { output: string }) => p.output)).toEqual([output(2), output(2)]);
+    const read = await client.request('GET', `/v1/tool-outputs/${stored[0].outputRef.id}/raw`, { key: own });
+    expect([read.status, read.text]).toEqual([200, output(2)]);
+    // Tenant settings changed behind this process's back: the statement's condition refuses, and the ordinary path
+    // builds the views from the new settings (the outputs no longer fit the event's view, so they are stored).
+    const patched = await client.request('PATCH', `/v1/admin/tenants/${tenantId}`, { key: ADMIN_TOKEN, body: { config: { toolOutput: { maxLines: 10 } } } });
+    expect(patched.status).toBe(200);
+    const fourth = await append(turn(4));
+    expect(fourth.body.events.map((e: { seq: number }) => e.seq)).toEqual([12, 13, 14, 15, 16]);
+    const results = (await client.allEvents(own, id)).filter((e) => e.seq === 14 || e.seq === 15).map((e) => e.data.message.parts[0]);
+    expect(results.map((p: { truncated: boolean; output: string }) => [p.truncated, p.output.length < output(4).length])).toEqual([
+      [true, true],
+      [true, true],
+    ]);
+    expect((await client.allEvents(own, id)).map((e) => e.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
   });
 });

@@ -1,5 +1,5 @@
 import { Tx } from '@app/database';
-import { assertStoredEventData, CLIENT_EVENT_TYPES, NewEvent, pivotMovedBy } from '@app/domain';
+import { AlongsideRows, assertStoredEventData, CLIENT_EVENT_TYPES, NewEvent, pivotMovedBy } from '@app/domain';
 import type { SessionConfigs } from './session-row';
 
 // The append's statements: the session lock with its event-id lookup, and the insert at the head.
@@ -91,25 +91,60 @@ export async function ownEvents(tx: Tx, sessionId: string, eventIds: readonly st
   );
 }
 
+/** The unique constraint a statement violated, if that is how it failed. */
+function violatedUnique(error: unknown): string | undefined {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  if (e?.code !== '23505') return undefined;
+  // Citus relays a worker's error without the constraint field: its name is then in the message.
+  return e.constraint ?? /unique constraint "([^"]+)"/.exec(e.message ?? '')?.[1] ?? '';
+}
+
 /** The insert hit an event id the session already holds (a retry, or a reused id). */
 export function isDuplicateEventId(error: unknown): boolean {
-  const e = error as { code?: string; constraint?: string; message?: string };
-  // Citus relays a worker's error without the constraint field: its name is then in the message.
-  const constraint = e?.constraint ?? /unique constraint "([^"]+)"/.exec(e?.message ?? '')?.[1] ?? '';
   // On the partitioned log (migration 1765200000000) the partition's index reports the violation; on Citus, the shard's (its id appended).
-  return e?.code === '23505' && /^session_events(_p\d+)?_tenant_id_session_id_event_id_key(_\d+)?$/.test(constraint);
+  return /^session_events(_p\d+)?_tenant_id_session_id_event_id_key(_\d+)?$/.test(violatedUnique(error) ?? '');
+}
+
+/** The insert hit a tool call id the session's ledger holds (a retry, or a reused id). */
+export function isDuplicateToolCallId(error: unknown): boolean {
+  return /^session_tool_calls_pkey(_\d+)?$/.test(violatedUnique(error) ?? '');
 }
 
 
 type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
 
+/** The CTEs writing `rows` when the head query found the row, their parameters numbered from `first`. */
+function alongsideCtes(rows: AlongsideRows | undefined, first: number): { ctes: string; params: unknown[] } {
+  const ctes: string[] = [];
+  const params: unknown[] = [];
+  const next = (value: unknown) => `$${first + params.push(value) - 1}`;
+  if (rows && rows.calls.length > 0) {
+    const { calls } = rows;
+    ctes.push(`calls AS (
+       INSERT INTO session_tool_calls (tenant_id, session_id, call_id, name, issued_seq, answered_seq)
+       SELECT current_tenant(), $1, t.call_id, t.name, t.seq, t.answered
+         FROM head, unnest(${next(calls.map((c) => c.callId))}::text[], ${next(calls.map((c) => c.name))}::text[], ${next(calls.map((c) => c.seq))}::bigint[], ${next(calls.map((c) => c.answeredSeq))}::bigint[]) AS t(call_id, name, seq, answered)
+        WHERE head.seq IS NOT NULL)`);
+  }
+  if (rows && rows.inlineRefs.length > 0) {
+    const refs = rows.inlineRefs;
+    ctes.push(`refs AS (
+       INSERT INTO tool_output_refs (tenant_id, ref_id, session_id, content_id, attached_seq)
+       SELECT current_tenant(), t.ref_id, $1, NULL, t.seq
+         FROM head, unnest(${next(refs.map((r) => r.refId))}::text[], ${next(refs.map((r) => r.attachedSeq))}::bigint[]) AS t(ref_id, seq)
+        WHERE head.seq IS NOT NULL)`);
+  }
+  return { ctes: ctes.map((cte) => `,\n     ${cte}`).join(''), params };
+}
+
 /**
  * The statement that writes events at head+1.. and moves the head, `head`
  * being a query of one row (`seq`) or none, which writes nothing; its
- * parameters after $8..$10 are the head query's own.
+ * parameters after $8..$10 are the head query's own, then `alongside`'s.
  */
-function insertAtHead(head: string, sessionId: string, events: readonly EventRow[], headParams: unknown[]): [string, unknown[]] {
+function insertAtHead(head: string, sessionId: string, events: readonly EventRow[], headParams: unknown[], alongside?: AlongsideRows): [string, unknown[]] {
   const pivot = checkedPivot(events);
+  const extra = alongsideCtes(alongside, 10 + headParams.length);
   return [
     `WITH head AS (${head}),
      inserted AS (
@@ -118,7 +153,7 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
          FROM head, ROWS FROM (unnest($2::text[]), unnest($3::text[]), jsonb_array_elements($4::jsonb), unnest($5::int[]), unnest($6::bytea[]))
               WITH ORDINALITY AS t(id, type, data, tokens, hash, ord)
         WHERE head.seq IS NOT NULL
-       RETURNING 1)
+       RETURNING 1)${extra.ctes}
      UPDATE sessions SET head_seq = (SELECT seq FROM head) + $7, updated_at = statement_timestamp(),
             pivot_seq = coalesce((SELECT seq FROM head) + $8, pivot_seq), covered_through_seq = coalesce($9, covered_through_seq)
       WHERE tenant_id = current_tenant() AND session_id = $1 AND (SELECT count(*) FROM inserted) = $7
@@ -135,6 +170,7 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
       pivot?.offset ?? null,
       pivot?.coveredThroughSeq ?? null,
       ...headParams,
+      ...extra.params,
     ],
   ];
 }
@@ -225,18 +261,30 @@ export interface ExpectedSession {
   model: string;
   /** The row's creation, to the millisecond: a session deleted and created again under the same id is another row. */
   createdAt: Date;
+  /** The session's and tenant's settings the rows were built from (tool-output views), when they were. */
+  configs?: SessionConfigs;
 }
 
 /**
  * The same write, needing no lock taken before it: it locks the session row
  * itself and writes only if the row is still `expected` (same row, same
- * model, same head), not archived and not a fork (whose inherited event ids
- * no unique index covers). Undefined when it wrote nothing. With its
+ * model, same head, and the same session and tenant settings when the rows
+ * were built from them), not archived and not a fork (whose inherited event
+ * ids no unique index covers). Undefined when it wrote nothing. With its
  * conditions in the statement, it can be committed without its answer
- * having been seen (Database.tenantOneTrip).
+ * having been seen (Database.tenantOneTrip). `alongside` rows are written by
+ * the same statement, not on Citus.
  */
-export async function insertEventsIfUnchanged(tx: Tx, sessionId: string, expected: ExpectedSession, events: readonly EventRow[]): Promise<number | undefined> {
+export async function insertEventsIfUnchanged(
+  tx: Tx,
+  sessionId: string,
+  expected: ExpectedSession,
+  events: readonly EventRow[],
+  alongside?: AlongsideRows,
+): Promise<number | undefined> {
+  const configs = expected.configs;
   if (tx.citus) {
+    if (alongside || configs) throw new Error('insertEventsIfUnchanged: rows alongside the events are written on Citus by the ordinary append');
     // The creation time as a range, not date_trunc(): Citus refuses a function that is not immutable on a column in a write.
     const condition = 'head_seq = $2 AND model = $3 AND created_at >= $4 AND created_at < $5 AND archived_at IS NULL AND lineage IS NULL';
     const params = [expected.headSeq, expected.model, expected.createdAt, new Date(expected.createdAt.getTime() + 1)];
@@ -246,11 +294,14 @@ export async function insertEventsIfUnchanged(tx: Tx, sessionId: string, expecte
     ...insertAtHead(
       `SELECT head_seq AS seq FROM sessions
         WHERE tenant_id = current_tenant() AND session_id = $1 AND head_seq = $10 AND model = $11 AND date_trunc('milliseconds', created_at) = $12
-          AND archived_at IS NULL AND lineage IS NULL
+          AND archived_at IS NULL AND lineage IS NULL${
+            configs ? ' AND config = $13::jsonb AND (SELECT t.config FROM tenants t WHERE t.tenant_id = current_tenant()) = $14::jsonb' : ''
+          }
           FOR UPDATE`,
       sessionId,
       events,
-      [expected.headSeq, expected.model, expected.createdAt],
+      [expected.headSeq, expected.model, expected.createdAt, ...(configs ? [JSON.stringify(configs.config), JSON.stringify(configs.tenantConfig)] : [])],
+      alongside,
     ),
   );
   return moved?.head_seq;

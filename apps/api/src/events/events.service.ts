@@ -4,6 +4,8 @@ import { APP_CONFIG, AppConfig, TenantQuotas } from '@app/config';
 import { Database, ReadDatabase, Tx } from '@app/database';
 import {
   AppendBatch,
+  AppendCommand,
+  AppendDecision,
   appendRows,
   AppendState,
   decideAppend,
@@ -15,7 +17,7 @@ import {
   payloadHash,
   referencedCallIds,
 } from '@app/domain';
-import { isDuplicateEventId, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
+import { isDuplicateEventId, isDuplicateToolCallId, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
 import { TenantLimitsService } from '../limits/tenant-limits';
 import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
 import { ViewBounds } from '../compactions/view-bounds';
@@ -56,8 +58,23 @@ export interface Appended extends AppendWrites {
   result: AppendResult;
 }
 
-/** Sessions whose model (fixed for the life of a session row) an append may assume before its lock answers. */
-const REMEMBERED_MODELS = 50_000;
+/** Sessions whose model (fixed for the life of a session row) and settings an append may assume before its lock answers. */
+const REMEMBERED_SESSIONS = 50_000;
+
+interface KnownSession {
+  model: string;
+  configs?: SessionConfigs;
+}
+
+/** The decision on an assumed state, or undefined where that state refuses: the ordinary path then decides on the real one. */
+function decideOrUndefined(state: AppendState, command: AppendCommand): AppendDecision | undefined {
+  try {
+    return decideAppend(state, command);
+  } catch (error) {
+    if (error instanceof DomainError) return undefined;
+    throw error;
+  }
+}
 
 /** A speculative insert rested on an assumption the lock's answer refuted: the attempt rolls back and runs again without it. */
 class SpeculationMissed extends Error {}
@@ -69,8 +86,12 @@ const hasQuota = (quotas: TenantQuotas) => quotas.eventBytes > 0 || quotas.toolO
 
 @Injectable()
 export class EventsService {
-  /** Each session's model as its last append's lock read it: the token estimate of a speculative insert. */
-  private readonly models = new RecentSessions<string>(REMEMBERED_MODELS);
+  /**
+   * Each session's model, and settings when read, as its last append's lock
+   * read them: what a speculative insert's token estimate and an append in
+   * one round trip's tool-output views are built from.
+   */
+  private readonly sessions = new RecentSessions<KnownSession>(REMEMBERED_SESSIONS);
 
   constructor(
     private readonly db: Database,
@@ -129,8 +150,8 @@ export class EventsService {
         throw error;
       });
     const oneTrip = await this.appendInOneTrip(tenantId, sessionId, batch, hashes, request, quotas).catch((error: unknown) => {
-      // An event id already stored: a retry of a committed batch, which only the lookup answers.
-      if (isDuplicateEventId(error)) return attempt(true, false);
+      // An event or call id already stored: a retry of a committed batch (or a reused id), which only the lookup answers.
+      if (isDuplicateEventId(error) || isDuplicateToolCallId(error)) return attempt(true, false);
       throw error;
     });
     const committed = oneTrip ?? (await optimistic(true));
@@ -147,37 +168,44 @@ export class EventsService {
 
   /**
    * A batch the ordinary path would only insert, written in one round trip:
-   * BEGIN, a conditional insert and COMMIT go out together
+   * BEGIN, one conditional statement and COMMIT go out together
    * (logWriter.writeIfUnchanged, Database.tenantOneTrip). For a batch with no
-   * tool call or result, expectedSeq, Idempotency-Key, rule or quota, of a
-   * session whose model and view bound this process knows, that certainly
-   * stays below the compaction trigger. It is decided on the state this
-   * process knows (the head of the bound, no stored id, not archived); the
-   * statement's conditions (the same row at that head, not archived, not a
-   * fork) stand for the lock's read of it: when they do not hold it writes
-   * nothing and the ordinary path runs and answers. An event id already
-   * stored fails the statement (its COMMIT rolls back) and throws, for the
-   * lookup to answer. Undefined: nothing was written.
+   * expectedSeq, Idempotency-Key, rule or quota, of a session whose model
+   * (and, for tool results, settings) and view bound this process knows,
+   * that certainly stays below the compaction trigger, whose tool results
+   * answer calls it issues itself and whose outputs its events keep whole
+   * (ToolOutputAppend.inlineOnly). It is decided on the state this process
+   * knows (the head of the bound, no stored id, no known call, not
+   * archived); the statement's conditions (the same row at that head with
+   * the same settings, not archived, not a fork) stand for the lock's read
+   * of it: when they do not hold it writes nothing and the ordinary path
+   * runs and answers. An event or call id already stored fails the statement
+   * (its COMMIT rolls back) and throws, for the lookup to answer. Undefined:
+   * nothing was written.
    */
   private async appendInOneTrip<L>(tenantId: string, sessionId: string, batch: AppendBatch, hashes: Buffer[], request: AppendRequest<L>, quotas: TenantQuotas) {
-    if (request.idempotencyKey !== undefined || request.rule || batch.expectedSeq !== undefined) return undefined;
-    if (hasQuota(quotas) || referencedCallIds(batch.events).length > 0) return undefined;
-    const model = this.models.get(tenantId, sessionId);
-    if (model === undefined) return undefined;
-    const rows = appendRows(batch.events, batch.events, hashes, model);
-    const bounds = boundsWithoutTrigger(
-      this.viewBounds,
-      tenantId,
-      sessionId,
-      batch.events,
-      rows.reduce((sum, row) => sum + row.tokens, 0),
-    );
-    if (!bounds) return undefined;
-    const assumed = { sessionId, headSeq: bounds.known.seq, model, archived: false, stored: [], knownCalls: [] };
-    const decision = decideAppend(assumed, { events: batch.events, hashes, quotas: false, prebuilt: { model, rows } });
-    if (decision.kind !== 'write') return undefined;
-    const expected = { headSeq: bounds.known.seq, model, createdAt: bounds.known.createdAt };
-    const headSeq = await this.db.tenantOneTrip(tenantId, (tx) => logWriter.writeIfUnchanged(tx, sessionId, expected, decision.rows!));
+    if (request.idempotencyKey !== undefined || request.rule || batch.expectedSeq !== undefined || hasQuota(quotas)) return undefined;
+    const { events } = batch;
+    const withCalls = referencedCallIds(events).length > 0;
+    const known = this.sessions.get(tenantId, sessionId);
+    const head = this.viewBounds.get(tenantId, sessionId)?.seq;
+    // On Citus the calls and refs go in statements of their own (the ordinary path).
+    if (!known || head === undefined || (withCalls && this.config.database.citus)) return undefined;
+    const { model, configs } = known;
+    const assumed = { sessionId, headSeq: head, model, archived: false, stored: [], knownCalls: [] };
+    const decision = decideOrUndefined(assumed, { events, hashes, quotas: false });
+    if (decision?.kind !== 'write') return undefined;
+    const placed = decision.rows ? undefined : configs && this.toolOutputs.inlineOnly(head, events, configs);
+    const rows = decision.rows ?? (placed && appendRows(placed.events, events, hashes, model));
+    if (!rows) return undefined;
+    const bounds = boundsWithoutTrigger(this.viewBounds, tenantId, sessionId, events, rows.reduce((sum, row) => sum + row.tokens, 0));
+    if (!bounds || bounds.known.seq !== head) return undefined;
+    const answeredSeq = new Map(decision.ledger.answered.map((a) => [a.callId, a.seq]));
+    const alongside = withCalls
+      ? { calls: decision.ledger.issued.map((c) => ({ ...c, answeredSeq: answeredSeq.get(c.callId) ?? null })), inlineRefs: placed?.refs ?? [] }
+      : undefined;
+    const expected = { headSeq: head, model, createdAt: bounds.known.createdAt, ...(placed ? { configs } : {}) };
+    const headSeq = await this.db.tenantOneTrip(tenantId, (tx) => logWriter.writeIfUnchanged(tx, sessionId, expected, rows, alongside));
     if (headSeq === undefined) return undefined;
     this.viewBounds.set(tenantId, sessionId, bounds.next);
     return { result: decision.response, outbox: [] as OutboxRow[], pruneAfterSeq: null, headSeq };
@@ -241,7 +269,7 @@ export class EventsService {
     });
     // A batch whose rows do not depend on the lock's answer goes out right behind the lock: one round trip
     // less. The decision still runs before COMMIT, and a refusal rolls it back.
-    const model = sent && options.speculate && !withToolResults && !options.rule ? this.models.get(tenantId, sessionId) : undefined;
+    const model = sent && options.speculate && !withToolResults && !options.rule ? this.sessions.get(tenantId, sessionId)?.model : undefined;
     const speculated = model === undefined ? undefined : { model, rows: appendRows(sent!.events, sent!.events, sent!.hashes, model) };
     const written = speculated && logWriter.writeAhead(tx, sessionId, speculated.rows);
     // Settled on every path: a refusal below leaves it unawaited.
@@ -249,7 +277,8 @@ export class EventsService {
     const locked = await locking;
     if (!locked) throw sessionNotFound(sessionId);
     const { state, configs } = locked;
-    this.models.set(tenantId, sessionId, state.model);
+    const knownConfigs = configs ?? this.sessions.get(tenantId, sessionId)?.configs;
+    this.sessions.set(tenantId, sessionId, { model: state.model, ...(knownConfigs ? { configs: knownConfigs } : {}) });
     // Written on the wrong assumptions (another session under this id, an event id a fork inherited): roll back, go again.
     if (speculated && (state.model !== model || state.stored.length > 0)) throw new SpeculationMissed();
     const events = sent?.events ?? (batch as (state: AppendState) => NewEvent[])(state);

@@ -57,13 +57,7 @@ export class ToolOutputAppend {
     events: readonly NewEvent[],
     configs: SessionConfigs | undefined,
   ): Promise<{ events: NewEvent[]; writes: Array<Promise<unknown>> }> {
-    const results: ResultAt[] = [];
-    events.forEach((event, eventIndex) => {
-      if (event.type !== 'message.added') return;
-      event.data.message.parts.forEach((part, partIndex) => {
-        if (part.type === 'tool_result') results.push({ event: eventIndex, part: partIndex, result: part });
-      });
-    });
+    const results = toolResultsOf(events);
     if (results.length === 0) return { events: [...events], writes: [] };
 
     if (!configs) throw new Error('prepareAppend: a batch with tool results needs the session settings (lockSessionForAppend withConfigs)');
@@ -95,11 +89,7 @@ export class ToolOutputAppend {
     // A disabled cache keeps sent outputs whole in the event, as the client sent them, with no ref.
     const sent = toolOutput.enabled ? results.filter((r) => r.result.outputRef === undefined) : [];
     if (sent.length > 0) {
-      const placed = sent.map((r) => {
-        const refId = newRefId();
-        const view = buildInContextView(r.result.output, refId, viewConfig);
-        return { r, refId, view, placement: outputPlacement(r.result.output, view) };
-      });
+      const placed = placeOutputs(sent, viewConfig);
       const stored = placed
         .filter((p) => p.placement === 'stored')
         .map((p) => {
@@ -116,20 +106,31 @@ export class ToolOutputAppend {
       inserts.push(insertRefs(tx, sessionId, placed.map((p) => ({ refId: p.refId, contentId: contentOf.get(p.refId) ?? null, attachedSeq: seqOf(p.r.event) }))));
       writes.push(...inserts);
       for (const s of stored) replaced.set(s.r, { ...s.r.result, output: s.view.view, outputRef: refView({ refId: s.refId, ...s.totals }), truncated: s.view.truncated });
-      for (const p of placed) {
-        if (p.placement === 'inline') replaced.set(p.r, { ...p.r.result, output: p.view.view, outputRef: inlineOutputRef(p.refId, p.r.result.output), truncated: false });
-      }
+      for (const p of placed) if (p.placement === 'inline') replaced.set(p.r, inlinePart(p));
     }
 
     // Settled on every path: the caller may throw before awaiting them.
     for (const write of writes) write.catch(() => undefined);
-    const byPosition = new Map([...replaced].map(([at, part]) => [`${at.event}/${at.part}`, part]));
-    const written = events.map((event, eventIndex) => {
-      if (event.type !== 'message.added' || !event.data.message.parts.some((_, i) => byPosition.has(`${eventIndex}/${i}`))) return event;
-      const parts = event.data.message.parts.map((part, i) => byPosition.get(`${eventIndex}/${i}`) ?? part);
-      return { ...event, data: { ...event.data, message: { ...event.data.message, parts } } };
-    });
-    return { events: written, writes };
+    return { events: withParts(events, replaced), writes };
+  }
+
+  /**
+   * The batch as written when every tool output it carries is sent whole and
+   * kept in its event (`outputPlacement` inline): its events and the refs
+   * that name them, decided without the database (an append in one round
+   * trip). Undefined when an output cites an uploaded ref or goes to the
+   * tool-output tables, or the cache is off: prepareAppend decides those.
+   */
+  inlineOnly(headSeq: number, events: readonly NewEvent[], configs: SessionConfigs): { events: NewEvent[]; refs: InlineRef[] } | undefined {
+    const results = toolResultsOf(events);
+    const { toolOutput } = sessionSettings(configs).config;
+    if (!toolOutput.enabled || results.some((r) => r.result.outputRef !== undefined)) return undefined;
+    const placed = placeOutputs(results, viewConfigOfSettings(toolOutput));
+    if (placed.some((p) => p.placement !== 'inline')) return undefined;
+    return {
+      events: withParts(events, new Map(placed.map((p) => [p.r, inlinePart(p)]))),
+      refs: placed.map((p) => ({ refId: p.refId, contentId: null, attachedSeq: headSeq + p.r.event + 1 })),
+    };
   }
 
   /** The view and ref of an output a result cites by ref: an inline one's from its event, a stored one's from its end chunks. */
@@ -154,4 +155,43 @@ export class ToolOutputAppend {
     });
     return buildInContextViewFromParts(parts, ref.refId, viewConfig);
   }
+}
+
+/** An inline output's ref: it has no content and names the event that keeps the output. */
+export type InlineRef = { refId: string; contentId: null; attachedSeq: number };
+
+/** Every tool result part of the batch, where it is. */
+function toolResultsOf(events: readonly NewEvent[]): ResultAt[] {
+  const results: ResultAt[] = [];
+  events.forEach((event, eventIndex) => {
+    if (event.type !== 'message.added') return;
+    event.data.message.parts.forEach((part, partIndex) => {
+      if (part.type === 'tool_result') results.push({ event: eventIndex, part: partIndex, result: part });
+    });
+  });
+  return results;
+}
+
+/** Each sent output's new ref, in-context view and whether it is kept in its event or stored. */
+function placeOutputs(sent: readonly ResultAt[], viewConfig: ToolOutputViewConfig) {
+  return sent.map((r) => {
+    const refId = newRefId();
+    const view = buildInContextView(r.result.output, refId, viewConfig);
+    return { r, refId, view, placement: outputPlacement(r.result.output, view) };
+  });
+}
+
+/** A result whose output its event keeps whole. */
+function inlinePart(p: { r: ResultAt; refId: string; view: InContextView }): ToolResultPart {
+  return { ...p.r.result, output: p.view.view, outputRef: inlineOutputRef(p.refId, p.r.result.output), truncated: false };
+}
+
+/** The events with the replaced result parts. */
+function withParts(events: readonly NewEvent[], replaced: ReadonlyMap<ResultAt, ToolResultPart>): NewEvent[] {
+  const byPosition = new Map([...replaced].map(([at, part]) => [`${at.event}/${at.part}`, part]));
+  return events.map((event, eventIndex) => {
+    if (event.type !== 'message.added' || !event.data.message.parts.some((_, i) => byPosition.has(`${eventIndex}/${i}`))) return event;
+    const parts = event.data.message.parts.map((part, i) => byPosition.get(`${eventIndex}/${i}`) ?? part);
+    return { ...event, data: { ...event.data, message: { ...event.data.message, parts } } };
+  });
 }

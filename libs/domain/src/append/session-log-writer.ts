@@ -19,6 +19,16 @@ export interface DecidedWrite {
 }
 
 /**
+ * What a write in one round trip writes besides its rows, under the same
+ * conditions: the tool calls the batch issues (those it answers too with
+ * their answer's seq) and the refs of the outputs its events keep whole.
+ */
+export interface AlongsideRows {
+  calls: ReadonlyArray<{ callId: string; name: string; seq: number; answeredSeq: number | null }>;
+  inlineRefs: ReadonlyArray<{ refId: string; attachedSeq: number }>;
+}
+
+/**
  * The store port every writer of events appends through, `T` being its
  * transaction and `C` the settings it reads with the lock: lock and read
  * the decider's state, then write what it decided, in that transaction.
@@ -41,11 +51,19 @@ export interface SessionLogWriter<T, C> {
   /**
    * Writes rows decided on a state assumed before any lock, with no lock
    * taken before it: it locks the session row itself and writes only if the
-   * row is still `expected` (same row, model and head), not archived and no
-   * fork. Undefined when it wrote nothing. Its conditions being in the
-   * statement, its transaction may be committed unseen (one round trip).
+   * row is still `expected` (same row, model and head, and the settings
+   * `configs` when the rows were built from them), not archived and no
+   * fork, with `alongside`. Undefined when it wrote nothing. Its conditions
+   * being in the statement, its transaction may be committed unseen (one
+   * round trip).
    */
-  writeIfUnchanged(tx: T, sessionId: string, expected: { headSeq: number; model: string; createdAt: Date }, rows: readonly EventRow[]): Promise<number | undefined>;
+  writeIfUnchanged(
+    tx: T,
+    sessionId: string,
+    expected: { headSeq: number; model: string; createdAt: Date; configs?: C },
+    rows: readonly EventRow[],
+    alongside?: AlongsideRows,
+  ): Promise<number | undefined>;
 }
 
 /** The lock read of a writer whose events take their ids from the head (so none is stored yet) and mention no tool call. */

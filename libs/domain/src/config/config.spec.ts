@@ -114,12 +114,14 @@ describe('resolveSessionConfig', () => {
     expect(resolveSessionConfig('codex').compaction.strategy).toBe('user-rebuild');
   });
 
-  it('never shares state with the presets', () => {
+  it('never shares state with the presets: the resolved config is frozen, and the same inputs give the same one', () => {
     const config = resolveSessionConfig('opencode');
-    config.prune.protectedTools.push('mutated');
-    config.compaction.tailBudget!.maxTokens = 1;
+    expect(() => config.prune.protectedTools.push('mutated')).toThrow(/not extensible/);
+    expect(() => (config.compaction.tailBudget!.maxTokens = 1)).toThrow(/read only/);
     expect(PRESETS.opencode.prune.protectedTools).toEqual(['skill']);
     expect(PRESETS.opencode.compaction.tailBudget!.maxTokens).toBe(8_000);
+    expect(resolveSessionConfig('opencode')).toBe(config);
+    expect(resolveSessionConfig('opencode', { prune: { protectedTools: ['x'] } })).not.toBe(config);
   });
 
   it('merges a trigger of the same type, and starts another type from its defaults', () => {

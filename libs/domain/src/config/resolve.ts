@@ -59,6 +59,30 @@ export function resolveSessionConfig(
   tenantDefaults?: unknown,
   sessionOverrides?: unknown,
 ): SessionConfig {
+  // Every append with tool results and every read resolves its session's config: a few distinct ones serve them all.
+  const key = JSON.stringify([presetName ?? null, tenantDefaults ?? null, sessionOverrides ?? null]);
+  const known = resolved.get(key);
+  if (known) return known;
+  const config = deepFreeze(resolveUncached(presetName, tenantDefaults, sessionOverrides));
+  if (resolved.size >= RESOLVED_CONFIGS) resolved.clear();
+  resolved.set(key, config);
+  return config;
+}
+
+/** Distinct (preset, tenant, session) inputs kept resolved; the map starts over beyond it. */
+const RESOLVED_CONFIGS = 1_000;
+const resolved = new Map<string, SessionConfig>();
+
+/** Frozen, since every caller with the same inputs shares it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function resolveUncached(presetName: PresetName | null | undefined, tenantDefaults: unknown, sessionOverrides: unknown): SessionConfig {
   const tenant = assertValid(tenantDefaults, 'tenant');
   const session = assertValid(sessionOverrides, 'session');
   const preset = session.preset ?? tenant.preset ?? presetName ?? DEFAULT_PRESET;
