@@ -10,6 +10,8 @@
  *      session of 8 such turns;
  *   4. GET /healthz: the framework alone (routing, hooks, Nest's pipeline,
  *      a small JSON answer), no guard and no database;
+ *   5. an empty page of the raw log past the head: the fixed cost of an
+ *      authenticated read (guard, query DTO, tenant transaction, one row);
  * and reads the API process's utime+stime (/proc/<pid>/stat) around each
  * phase: CPU per request does not depend on how busy the other cores are, as
  * wall time does. Then it stops the API with SIGTERM (so a --cpu-prof profile
@@ -131,12 +133,17 @@ async function main(): Promise<void> {
       expectStatus(await http.call('GET', '/healthz', ''), 200, 'healthz');
     };
     await phase(pid, WARMUP, probe);
+    const emptyPage = async () => {
+      expectStatus(await http.call('GET', `/v1/sessions/${small}/events?afterSeq=1000000000&limit=20`, key), 200, 'empty page');
+    };
+    await phase(pid, WARMUP, emptyPage);
     const result = {
       main: API_MAIN,
       turn: await phase(pid, TURNS, appendTurn),
       small: await phase(pid, SMALL, appendSmall),
       context: await phase(pid, READS, read),
       health: await phase(pid, PROBES, probe),
+      emptyPage: await phase(pid, PROBES, emptyPage),
     };
     console.log(JSON.stringify(result));
   } finally {
