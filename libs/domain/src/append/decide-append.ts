@@ -172,6 +172,17 @@ export function decideAppend(state: AppendState, command: AppendCommand): Append
   };
 }
 
+/**
+ * decideAppend for a writer whose batch is never a replay and whose rows
+ * the decider builds: upkeep's events (new ids, no tool results) and an
+ * import's. Anything else is the caller's bug.
+ */
+export function decideWrite(state: AppendState, command: AppendCommand): Extract<AppendDecision, { kind: 'write' }> & { rows: EventRow[] } {
+  const decision = decideAppend(state, command);
+  if (decision.kind !== 'write' || !decision.rows) throw new Error(`session ${state.sessionId}: a ${command.mode ?? 'request'} batch must be new and its rows built by the decider`);
+  return { ...decision, rows: decision.rows };
+}
+
 /** Rule 1 for an import: each id is new to the session and to the batch. */
 function assertNewIds(ids: readonly string[], stored: AppendState['stored']): void {
   assertUniqueEventIds(ids);
