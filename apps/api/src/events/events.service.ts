@@ -16,13 +16,13 @@ import {
   referencedCallIds,
 } from '@app/domain';
 import { isDuplicateEventId, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
+import { AppendCommitted, AppendWrites } from '@app/use-cases';
 import { hasQuota, TenantLimitsService } from '../limits/tenant-limits';
 import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
 import { ViewBounds } from '../compactions/view-bounds';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { sessionNotFound } from '../sessions/session-state';
 import { ToolOutputAppend } from '../tool-outputs/tool-output-append';
-import { AppendCommitted, AppendWrites } from './append-committed';
 import { RecentSessions } from '../sessions/recent-sessions';
 
 /**

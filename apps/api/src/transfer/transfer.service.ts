@@ -22,7 +22,7 @@ import {
 } from '@app/domain/transfer';
 import { countUsageApart, findSession, finishImportedSession, insertSession, logWriter, readEvents, readTenantConfig, readWindow, unanswerToolCallsAfter } from '@app/event-store';
 import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRef, newRefId } from '@app/tool-output-store';
-import { AppendCommitted } from '../events/append-committed';
+import { AppendCommitted } from '@app/use-cases';
 import { hasQuota, TenantLimitsService } from '../limits/tenant-limits';
 import { requestLogFields } from '../http/request-logging';
 import { sessionNotFound, sessionState } from '../sessions/session-state';
