@@ -143,7 +143,7 @@ export class PruneSession {
       if (committed === REPLAN) continue;
       // The events committed: a prune record, an archive record, or both.
       const appended = committed ? [committed.prune.status === 'pruned', committed.archive.status === 'archived'].filter(Boolean).length : 0;
-      if (appended > 0) await this.appendCommitted.after({ tenantId, sessionId, appended, headSeq: committed!.headSeq, outbox: [], pruneAfterSeq: null });
+      if (committed && appended > 0) await this.appendCommitted.after({ tenantId, sessionId, appended, headSeq: committed.headSeq, outbox: [], pruneAfterSeq: null });
       return committed;
     }
   }
