@@ -27,6 +27,18 @@ describe('GET /metrics', () => {
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).not.toContain('metrics-session-7f3a');
   });
+
+  it("counts an import's events as appended, like any writer's", async () => {
+    const appended = async () => Number(/^session_store_appended_events_total (\d+)$/m.exec((await client.request('GET', '/metrics')).text)?.[1]);
+    const { key } = await client.createTenant('metrics-import');
+    const session = await client.createSession(key, { id: 'metrics-import' });
+    expect((await client.append(key, session.id, { events: [userMessage('one')] })).status).toBe(201);
+    const exported = await client.request('GET', `/v1/sessions/${session.id}/export`, { key });
+    const before = await appended();
+    const imported = await client.request('POST', '/v1/sessions/import?id=metrics-import-copy', { key, rawBody: exported.text, headers: { 'content-type': 'application/x-ndjson' } });
+    expect({ status: imported.status, events: imported.body.events }).toEqual({ status: 201, events: 2 });
+    expect(await appended()).toBe(before + 2);
+  });
 });
 
 describe('GET /metrics with METRICS_TOKEN', () => {

@@ -1,11 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule } from '@app/database';
-import { ChannelSubscriber, QueueProducerModule } from '@app/queue';
+import { Database, DatabaseModule } from '@app/database';
+import { ChannelSubscriber, OutboxRelay, QueueProducerModule } from '@app/queue';
 import { SummarizerModule } from '@app/summarizer';
 import { GrepPool } from '@app/tool-output-store';
 // The worker's use case: `POST .../prune {wait}` runs the same code in the API process.
-import { PruneSession, RewriteMetrics } from '@app/use-cases';
+import { AppendCommitted, PruneSession, RewriteMetrics } from '@app/use-cases';
 import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { ApiKeysService } from './auth/api-keys.service';
@@ -22,7 +22,6 @@ import { ContextService } from './context/context.service';
 import { EventsController } from './events/events.controller';
 import { MessagesController } from './events/messages.controller';
 import { EventsService } from './events/events.service';
-import { AppendCommitted } from './events/append-committed';
 import { EventsStreamController } from './events/events-stream.controller';
 import { SessionHeads } from './events/events-stream.heads';
 import { EventStreamsService } from './events/events-stream.service';
@@ -60,7 +59,7 @@ export class ApiModule {
       imports: [ConfigModule.forRoot(config), DatabaseModule, QueueProducerModule, SummarizerModule, InspectorModule],
       controllers: [HealthController, MetricsController, AdminController, SessionsController, EventsController, MessagesController, EventsStreamController, ContextController, CompactionsController, ToolOutputsController, SessionToolOutputsController, PruneController, PinsController, RewindController, TransferController, SearchController],
       providers: [
-        CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantLimitsService, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, AppendCommitted, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
+        CacheInvalidation, AuthFailureLimiter, ApiKeysService, TenantLimitsService, ApiKeyGuard, AdminGuard, MetricsGuard, AdminService, SessionsService, EventsService, ContextService, CompactionsService, CompactionWaiter, ViewBounds,
         JsonBodyReader, ReadJsonBody, Draining,
         ToolOutputAppend,
         ToolOutputReads,
@@ -73,6 +72,13 @@ export class ApiModule {
         ChannelSubscriber, SessionHeads, StreamAccess, EventStreamsService,
         Metrics,
         { provide: RewriteMetrics, useFactory: (metrics: Metrics) => new RewriteMetrics(metrics.registry), inject: [Metrics] },
+        {
+          provide: AppendCommitted,
+          // A head committed here wakes this process's streams at once (SessionHeads), the others' over Redis.
+          useFactory: (db: Database, relay: OutboxRelay, metrics: Metrics, heads: SessionHeads) =>
+            new AppendCommitted(db, relay, config.prune.jobDelayMs, metrics.registry, (head) => heads.publish(head)),
+          inject: [Database, OutboxRelay, Metrics, SessionHeads],
+        },
         { provide: GrepPool, useFactory: () => new GrepPool(config.toolOutput.grepThreads) },
       ],
     };

@@ -1,13 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { Database, DatabaseModule } from '@app/database';
-import { ChannelSubscriber, QueueProducerModule } from '@app/queue';
+import { ChannelSubscriber, OutboxRelay, PRODUCER_REDIS, publishSessionHead, QueueProducerModule, RedisClient } from '@app/queue';
 import { SummarizerModule } from '@app/summarizer';
 import { CompactSession } from './compaction/compact-session';
 import { CompactionProcessor } from './compaction/compaction.processor';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { Reconciler } from './reconciler';
-import { PruneSession, RewriteMetrics } from '@app/use-cases';
+import { AppendCommitted, PruneSession, RewriteMetrics } from '@app/use-cases';
 import { JobSchedules } from './job-schedules';
 import { SearchIndexing } from './search-indexing';
 import { CLOCK, SessionRetention } from './session-retention';
@@ -39,6 +39,13 @@ export class WorkerModule {
         CompactionProcessor,
         WorkerMetrics,
         { provide: RewriteMetrics, useFactory: (metrics: WorkerMetrics) => new RewriteMetrics(metrics.registry), inject: [WorkerMetrics] },
+        {
+          provide: AppendCommitted,
+          // The API's live streams hear the head over Redis; the worker serves none of its own.
+          useFactory: (db: Database, relay: OutboxRelay, metrics: WorkerMetrics, redis: RedisClient) =>
+            new AppendCommitted(db, relay, config.prune.jobDelayMs, metrics.registry, (head) => publishSessionHead(redis, config.redis.namespace, head)),
+          inject: [Database, OutboxRelay, WorkerMetrics, PRODUCER_REDIS],
+        },
         Reconciler,
         WorkerRuntime,
         WorkerHttp,

@@ -250,6 +250,15 @@ export interface AppendBatch {
   events: NewEvent[];
 }
 
+/** A batch names each event id once (400 duplicate_event_id at the first repeat). */
+export function assertUniqueEventIds(ids: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const [i, id] of ids.entries()) {
+    if (seen.has(id)) throw invalid('duplicate_event_id', `$.events[${i}].id repeats an id of this batch`, { path: `$.events[${i}].id` });
+    seen.add(id);
+  }
+}
+
 /** Validates `{expectedSeq?, events}` (the AppendRequest schema); nothing is written unless every event passes. */
 export function parseAppendBatch(body: unknown, newId: () => string, maxEvents: number): AppendBatch {
   // The limit is configuration, not schema; checked first so an oversized batch is refused before its events are walked.
@@ -260,10 +269,6 @@ export function parseAppendBatch(body: unknown, newId: () => string, maxEvents: 
   assertValid(validateAppendRequest, body, '$');
   const raw = body as { expectedSeq?: number; events: ClientEvent[] };
   const parsed = raw.events.map((event, i) => normalizeEvent(event, newId, `$.events[${i}]`));
-  const ids = new Set<string>();
-  for (const [i, e] of parsed.entries()) {
-    if (ids.has(e.id)) throw invalid('duplicate_event_id', `$.events[${i}].id repeats an id of this batch`, { path: `$.events[${i}].id` });
-    ids.add(e.id);
-  }
+  assertUniqueEventIds(parsed.map((e) => e.id));
   return raw.expectedSeq === undefined ? { events: parsed } : { expectedSeq: raw.expectedSeq, events: parsed };
 }

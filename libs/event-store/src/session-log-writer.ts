@@ -2,9 +2,10 @@ import { Tx } from '@app/database';
 import { SessionLogWriter } from '@app/domain';
 import { insertEvents, insertEventsIfUnchanged, lockSessionForAppend } from './append.store';
 import type { SessionConfigs } from './session-row';
+import { insertImportedEvents } from './transfer.store';
 import { findToolCalls, recordToolCalls } from './tool-call-ledger.store';
 
-/** The append port on PostgreSQL: the lock with its lookups, the insert at the head and the ledger's rows. */
+/** The append port on PostgreSQL: the lock with its lookups, the insert at the head (or an import's at its seqs) and the ledger's rows. */
 export const logWriter: SessionLogWriter<Tx, SessionConfigs> = {
   async lock(tx, sessionId, { eventIds, lookup, callIds, withConfigs }) {
     // Both go out together; the ledger's rows are only read under the lock, which the first statement takes.
@@ -27,6 +28,11 @@ export const logWriter: SessionLogWriter<Tx, SessionConfigs> = {
       recordToolCalls(tx, sessionId, ledger.issued, ledger.answered),
       ...alongside,
     ]);
+    return headSeq;
+  },
+
+  async writeImported(tx, sessionId, { firstSeq, rows, ledger }, createdAt) {
+    const [headSeq] = await Promise.all([insertImportedEvents(tx, sessionId, firstSeq, rows, createdAt), recordToolCalls(tx, sessionId, ledger.issued, ledger.answered)]);
     return headSeq;
   },
 

@@ -1,53 +1,50 @@
 import { randomInt } from 'node:crypto';
 import { Tx } from '@app/database';
-import { EventType } from '@app/domain';
-
-export interface ImportedEventRow {
-  seq: number;
-  id: string;
-  type: EventType;
-  data: Record<string, unknown>;
-  createdAt: string;
-  tokens: number;
-  payloadHash: Buffer;
-}
+import { EventRow } from '@app/domain';
 
 /**
- * Writes imported events at their own seqs with their original times
- * (insertEvents stamps the insert's time). The session row's head and pivot
- * are set once, by finishImportedSession.
+ * Writes imported events at head+1.. (`firstSeq`) with their original times
+ * (insertEvents stamps the insert's time) and moves the head to the last,
+ * from the head it follows (a row moved meanwhile throws). The pivot is set
+ * once, by finishImportedSession.
  */
-export async function insertImportedEvents(tx: Tx, sessionId: string, rows: readonly ImportedEventRow[]): Promise<void> {
-  await tx.query(
-    `INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash, created_at)
-     SELECT tn.tenant_id, $1, t.seq, t.id, t.type, t.data, t.tokens, t.hash, t.created_at
-       FROM tenants tn, ROWS FROM (unnest($2::bigint[]), unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb),
-                       unnest($6::int[]), unnest($7::bytea[]), unnest($8::timestamptz[]))
-            AS t(seq, id, type, data, tokens, hash, created_at)
-      WHERE tn.tenant_id = current_tenant()`,
-    [
-      sessionId,
-      rows.map((r) => r.seq),
-      rows.map((r) => r.id),
-      rows.map((r) => r.type),
-      JSON.stringify(rows.map((r) => r.data)),
-      rows.map((r) => r.tokens),
-      rows.map((r) => r.payloadHash),
-      rows.map((r) => r.createdAt),
-    ],
-  );
+export async function insertImportedEvents(tx: Tx, sessionId: string, firstSeq: number, rows: readonly EventRow[], createdAt: readonly string[]): Promise<number> {
+  const headSeq = firstSeq + rows.length - 1;
+  // Two statements sent together, not a CTE: Citus routes each to the tenant's worker, and broadcasts a CTE's rows.
+  const [, [moved]] = await Promise.all([
+    tx.query(
+      `INSERT INTO session_events (tenant_id, session_id, seq, event_id, type, data, tokens, payload_hash, created_at)
+       SELECT tn.tenant_id, $1, $2 + t.ord - 1, t.id, t.type, t.data, t.tokens, t.hash, t.created_at
+         FROM tenants tn, ROWS FROM (unnest($3::text[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::int[]), unnest($7::bytea[]), unnest($8::timestamptz[]))
+              WITH ORDINALITY AS t(id, type, data, tokens, hash, created_at, ord)
+        WHERE tn.tenant_id = current_tenant()`,
+      [
+        sessionId,
+        firstSeq,
+        rows.map((r) => r.event.id),
+        rows.map((r) => r.event.type),
+        JSON.stringify(rows.map((r) => r.event.data)),
+        rows.map((r) => r.tokens),
+        rows.map((r) => r.payloadHash),
+        createdAt,
+      ],
+    ),
+    tx.query('UPDATE sessions SET head_seq = $3 WHERE tenant_id = current_tenant() AND session_id = $1 AND head_seq = $2 - 1 RETURNING head_seq', [sessionId, firstSeq, headSeq]),
+  ]);
+  if (!moved) throw new Error(`session ${sessionId}: imported events not written at its head`);
+  return headSeq;
 }
 
-/** The imported session's head, pivot and creation time, after its events. */
+/** The imported session's pivot and creation time, after its events (which moved its head). */
 export async function finishImportedSession(
   tx: Tx,
   sessionId: string,
-  facts: { headSeq: number; pivot: { seq: number; coveredThroughSeq: number } | null; createdAt: string },
+  facts: { pivot: { seq: number; coveredThroughSeq: number } | null; createdAt: string },
 ): Promise<void> {
   await tx.query(
-    `UPDATE sessions SET head_seq = $2, pivot_seq = $3, covered_through_seq = $4, created_at = $5::timestamptz, updated_at = statement_timestamp()
+    `UPDATE sessions SET pivot_seq = $2, covered_through_seq = $3, created_at = $4::timestamptz, updated_at = statement_timestamp()
       WHERE tenant_id = current_tenant() AND session_id = $1`,
-    [sessionId, facts.headSeq, facts.pivot?.seq ?? 0, facts.pivot?.coveredThroughSeq ?? 0, facts.createdAt],
+    [sessionId, facts.pivot?.seq ?? 0, facts.pivot?.coveredThroughSeq ?? 0, facts.createdAt],
   );
 }
 

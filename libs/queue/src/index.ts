@@ -1,5 +1,6 @@
 export * from './queue-names';
 export * from './job-ids';
+export * from './prune-messages';
 export * from './redis-connection';
 export * from './job-dispatcher';
 export * from './outbox-relay';

@@ -1,5 +1,5 @@
 import { Tx } from '@app/database';
-import { AppendState, decideAppend, NewEvent, payloadHash } from '@app/domain';
+import { AppendState, decideWrite, NewEvent, payloadHash } from '@app/domain';
 import { logWriter } from '@app/event-store';
 
 /**
@@ -11,7 +11,5 @@ import { logWriter } from '@app/event-store';
  * is a write whose rows are built.
  */
 export async function appendUpkeep(tx: Tx, state: AppendState, events: readonly NewEvent[]): Promise<number> {
-  const decision = decideAppend(state, { mode: 'upkeep', events, hashes: events.map(payloadHash), quotas: false });
-  if (decision.kind !== 'write' || !decision.rows) throw new Error(`session ${state.sessionId}: upkeep's events must be new and carry no tool results`);
-  return logWriter.write(tx, state.sessionId, { ...decision, rows: decision.rows });
+  return logWriter.write(tx, state.sessionId, decideWrite(state, { mode: 'upkeep', events, hashes: events.map(payloadHash), quotas: false }));
 }

@@ -1,3 +1,4 @@
+export * from './append-committed';
 export * from './append-upkeep';
 export * from './prune-session';
 export * from './delete-session';

@@ -3,8 +3,9 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database } from '@app/database';
 import { archiveActive, ArchiveDecision, archivedEvent, buildDigestPrompt, compactionFactsOf, composeSessionView, costsOfCommitted, deriveCompactionState, DigestProvenance, eventTokens, finishLlmDigest, heuristicDigest, judgeRewrite, maintenanceWanted, NewEvent, NO_LOOKUP, planRewrite, planStillHolds, PruneDecision, prunedEvent, pruneMode, RewriteCacheCost, RewriteDeferral, RewriteVerdict, rewroteSincePivot, selectArchive, selectMaintenance, selectPruneAfterArchive, SessionConfig, sessionSettings, SessionView } from '@app/domain';
 import { logWriter, readWindow, WindowRead } from '@app/event-store';
-import { PRODUCER_REDIS, publishSessionHead, RedisClient, SessionJobData } from '@app/queue';
+import { SessionJobData } from '@app/queue';
 import { Summarizers } from '@app/summarizer';
+import { AppendCommitted } from './append-committed';
 import { appendUpkeep } from './append-upkeep';
 import { RewriteMetrics } from './rewrite-metrics';
 
@@ -118,8 +119,8 @@ export class PruneSession {
     private readonly db: Database,
     private readonly summarizers: Summarizers,
     private readonly metrics: RewriteMetrics,
+    private readonly appendCommitted: AppendCommitted,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
   ) {}
 
   /** Null when the session does not exist (for this tenant). */
@@ -140,10 +141,9 @@ export class PruneSession {
       const llm = planned.archive && config.archive.strategy === 'llm' ? await this.llmDigest(read, config, planned.archive, options.signal) : { kind: 'none' as const };
       const committed = await this.commit(tenantId, sessionId, llm, round === MAX_ROUNDS);
       if (committed === REPLAN) continue;
-      // Committed events: the API's live event streams (here or in another process) read them.
-      if (committed && (committed.prune.status === 'pruned' || committed.archive.status === 'archived')) {
-        publishSessionHead(this.redis, this.config.redis.namespace, { tenantId, sessionId, headSeq: committed.headSeq });
-      }
+      // The events committed: a prune record, an archive record, or both.
+      const appended = committed ? [committed.prune.status === 'pruned', committed.archive.status === 'archived'].filter(Boolean).length : 0;
+      if (committed && appended > 0) await this.appendCommitted.after({ tenantId, sessionId, appended, headSeq: committed.headSeq, outbox: [], pruneAfterSeq: null });
       return committed;
     }
   }

@@ -1,8 +1,7 @@
 import { Tx } from '@app/database';
 import { boundAfterGrowth, coldCacheMargin, COMPACTION_TRIGGER_TYPES, compactionFactsOf, CompactionState, decideTrigger, evaluateOverflow, growsViewOnly, growthThreshold, growthThresholdAfterCheck, maintenanceWanted, markerEvent, mayOverflow, NewEvent, OverflowEvaluation, payloadHash, readModelOf, sessionSettings, SessionView, StoredEvent, viewTokenBound } from '@app/domain';
 import { insertOutbox, logWriter, OutboxMessage, OutboxRow, readGrowthSince, readWindow } from '@app/event-store';
-import { CompactJobData, JobName, sessionJobId } from '@app/queue';
-import { scheduledPruneMessage } from '../prune/prune-scheduler';
+import { CompactJobData, JobName, scheduledPruneMessage, sessionJobId } from '@app/queue';
 import { boundWentCold, ViewBound, ViewBounds } from './view-bounds';
 
 /** The outbox message of a marker's job: ids only, a job id derived from the marker, folded per session. */
@@ -21,7 +20,7 @@ export interface TriggerResult {
   outbox: OutboxRow[];
   /** The marker pending after the batch, if any (the batch's, a new automatic one, or the one it joined). */
   pendingMarkerSeq: number | null;
-  /** Whether the batch's prune trigger row was written (PruneScheduler.afterStep enqueues it after commit). */
+  /** Whether the batch's prune trigger row was written (AppendCommitted enqueues it after commit). */
   pruneScheduled?: boolean;
 }
 
@@ -42,7 +41,7 @@ export interface AppendedBatch {
  * marker and its outbox row commit with the batch. A step of a session
  * whose prune or archive can act also gets its prune trigger row here, so it
  * commits with the step too; that row is not in the result:
- * PruneScheduler.afterStep enqueues it after commit, with the fold delay
+ * AppendCommitted enqueues it after commit, with the fold delay
  * (the sweeper, if that fails).
  */
 export async function triggerAfterAppend(

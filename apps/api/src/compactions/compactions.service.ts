@@ -25,10 +25,10 @@ import {
   WindowRead,
 } from '@app/event-store';
 import { WindowSummarizer } from '@app/summarizer';
+import { AppendCommitted, AppendWrites } from '@app/use-cases';
 import { tokenFigures } from '../context/context.service';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { sessionNotFound } from '../sessions/session-state';
-import { AppendCommitted, AppendWrites } from '../events/append-committed';
 import { EventsService } from '../events/events.service';
 import { TenantLimitsService } from '../limits/tenant-limits';
 import { compactMessage } from './compaction-trigger';

@@ -18,13 +18,13 @@ import {
   referencedCallIds,
 } from '@app/domain';
 import { isDuplicateEventId, isDuplicateToolCallId, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
-import { TenantLimitsService } from '../limits/tenant-limits';
+import { AppendCommitted, AppendWrites } from '@app/use-cases';
+import { hasQuota, TenantLimitsService } from '../limits/tenant-limits';
 import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
 import { ViewBounds } from '../compactions/view-bounds';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { sessionNotFound } from '../sessions/session-state';
 import { ToolOutputAppend } from '../tool-outputs/tool-output-append';
-import { AppendCommitted, AppendWrites } from './append-committed';
 import { RecentSessions } from '../sessions/recent-sessions';
 
 /**
@@ -81,8 +81,6 @@ class SpeculationMissed extends Error {}
 
 /** What the first, optimistic attempt answers when the batch may be a retry of a committed one. */
 const ANSWERS_OF_A_RETRY = new Set(['version_conflict', 'duplicate_tool_call_id', 'duplicate_tool_result']);
-
-const hasQuota = (quotas: TenantQuotas) => quotas.eventBytes > 0 || quotas.toolOutputBytes > 0;
 
 @Injectable()
 export class EventsService {

@@ -24,6 +24,9 @@ export function effectivePolicy(config: AppConfig, overrides: TenantOverrides | 
 }
 
 /** An override set through the admin API takes effect on every replica once CacheInvalidation's message arrives; this bounds a missed one. */
+/** Whether the tenant has a storage quota: only then do writers check it. */
+export const hasQuota = (quotas: TenantQuotas) => quotas.eventBytes > 0 || quotas.toolOutputBytes > 0;
+
 const POLICY_TTL_MS = 5000;
 /** Every tenant request asks Redis: one that does not answer (hung, network cut) costs a request at most this, then memory decides. */
 const REDIS_TIMEOUT_MS = 200;
@@ -166,7 +169,7 @@ export class TenantLimitsService {
    * not seen, so a quota may be overshot by what is in flight.
    */
   async assertWithinQuotas(tx: Tx, quotas: TenantQuotas): Promise<void> {
-    if (quotas.eventBytes === 0 && quotas.toolOutputBytes === 0) return;
+    if (!hasQuota(quotas)) return;
     const usage = await readUsage(tx);
     const over = (['eventBytes', 'toolOutputBytes'] as const).find((kind) => quotas[kind] > 0 && usage[kind] > quotas[kind]);
     if (!over) return;

@@ -1,10 +1,11 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { JobDispatcher, registerQueueDepth } from '@app/queue';
 
 /**
- * The API's Prometheus registry: request latency by route, appended events,
- * and, read from BullMQ on each scrape, the job counts of every queue.
+ * The API's Prometheus registry: request latency by route, appended events
+ * (AppendCommitted's), and, read from BullMQ on each scrape, the job counts
+ * of every queue.
  */
 @Injectable()
 export class Metrics implements OnModuleDestroy {
@@ -15,12 +16,6 @@ export class Metrics implements OnModuleDestroy {
     help: 'HTTP request latency by method, route template and status',
     labelNames: ['method', 'route', 'status'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [this.registry],
-  });
-
-  readonly appendedEvents = new Counter({
-    name: 'session_store_appended_events_total',
-    help: 'Events written by client appends (replays not counted)',
     registers: [this.registry],
   });
 

@@ -5,7 +5,7 @@ import { Database, sqlState, Tx } from '@app/database';
 import { applyConfigPatch, checkForkSeq, DomainError, estimateMessageTokens, invalid, NewEvent, payloadHash, readModelOf, sessionSettings, windowCacheRatios } from '@app/domain';
 import { findSession, insertEvents, insertOutbox, insertFork, insertSession, listSessions, lockForkSource, OutboxRow, SessionConfigs, SessionCursor, readTenantConfig, readWindow, setSessionArchived, updateSessionConfig } from '@app/event-store';
 import { OutboxRelay } from '@app/queue';
-import { deleteSessionWithOutputs } from '@app/use-cases';
+import { AppendCommitted, deleteSessionWithOutputs } from '@app/use-cases';
 import { CacheInvalidation } from '../auth/cache-invalidation';
 import { requestFingerprint, runIdempotent } from '../http/idempotency';
 import { CreateSessionDto, ForkSessionDto, ListSessionsQuery, UpdateSessionDto } from './sessions.dto';
@@ -13,7 +13,6 @@ import { ContextService, tokenFigures } from '../context/context.service';
 import { compactMessage } from '../compactions/compaction-trigger';
 import { decodeCursor, encodeCursor, invalidCursor } from '../http/cursor';
 import { sessionNotFound, sessionState } from './session-state';
-import { AppendCommitted } from '../events/append-committed';
 import { EventsService } from '../events/events.service';
 import { TenantLimitsService } from '../limits/tenant-limits';
 

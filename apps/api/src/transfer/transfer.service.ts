@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Response } from 'express';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
-import { applyToolCallLedger, CLIENT_EVENT_TYPES, composeSessionView, DomainError, estimateMessageTokens, eventTokens, EventType, invalid, NewEvent, payloadHash, referencedCallIds, sessionSettings } from '@app/domain';
+import { CLIENT_EVENT_TYPES, composeSessionView, decideWrite, DomainError, estimateMessageTokens, EventType, invalid, NewEvent, payloadHash, referencedCallIds, sessionSettings } from '@app/domain';
 import {
   atLine,
   chunkLine,
@@ -20,9 +20,10 @@ import {
   sessionLine,
   TransferEvent,
 } from '@app/domain/transfer';
-import { countUsageApart, findSession, findToolCalls, finishImportedSession, insertImportedEvents, insertSession, ownEvents, readEvents, readTenantConfig, readWindow, recordToolCalls, unanswerToolCallsAfter } from '@app/event-store';
+import { countUsageApart, findSession, finishImportedSession, insertSession, logWriter, readEvents, readTenantConfig, readWindow, unanswerToolCallsAfter } from '@app/event-store';
 import { attachRefs, claimRef, ContentTotals, deleteUnreferencedContents, findRef, newRefId } from '@app/tool-output-store';
-import { TenantLimitsService } from '../limits/tenant-limits';
+import { AppendCommitted } from '@app/use-cases';
+import { hasQuota, TenantLimitsService } from '../limits/tenant-limits';
 import { requestLogFields } from '../http/request-logging';
 import { sessionNotFound, sessionState } from '../sessions/session-state';
 import { ToolOutputReads } from '../tool-outputs/tool-output-reads.service';
@@ -30,7 +31,7 @@ import { ToolOutputUploads } from '../tool-outputs/tool-output-uploads.service';
 
 /** Events read per page by an export. */
 const EXPORT_PAGE = 200;
-/** Events written per INSERT by an import (with one ledger and one id check each). */
+/** Events decided and written per chunk by an import (with one lock read, one INSERT and one ledger write each). */
 const IMPORT_BATCH = 200;
 
 /** Parsed lines of an import body, one at a time, with the number of the last one read. */
@@ -86,6 +87,7 @@ export class TransferService {
     private readonly outputReads: ToolOutputReads,
     private readonly outputUploads: ToolOutputUploads,
     private readonly tenantLimits: TenantLimitsService,
+    private readonly committed: AppendCommitted,
   ) {}
 
   /**
@@ -155,10 +157,12 @@ export class TransferService {
    * reader sees a partial session. Tool outputs are staged and finished in
    * short transactions as they stream in (deduplicated like uploads); a ref
    * id the tenant already uses is renamed, everywhere the log cites it.
-   * Events keep their seqs, ids and times; the tool-call ledger, the refs'
-   * first uses, the head and the pivot are rebuilt from them by the append
-   * path's own rules. Any bad line rolls everything back (400 naming the
-   * line); contents stored for it that nothing references are deleted.
+   * Events keep their seqs, ids and times; they are written in chunks
+   * through the append's decider (mode `import`) and store port, which
+   * rebuild the tool-call ledger and the head by the append's own rules;
+   * the refs' first uses and the pivot are rebuilt from them too. Any bad
+   * line rolls everything back (400 naming the line); contents stored for
+   * it that nothing references are deleted. After commit, AppendCommitted.
    */
   async import(tenantId: string, body: AsyncIterable<Buffer>, targetId?: string) {
     // A chunk line holds IMPORT_CHUNK_MAX_BYTES as base64; an event line, what an append body may.
@@ -172,7 +176,7 @@ export class TransferService {
     const { quotas } = await this.tenantLimits.policyOf(tenantId);
     const stored: number[] = [];
     try {
-      return await this.db.tenantTx(tenantId, async (tx) => {
+      const imported = await this.db.tenantTx(tenantId, async (tx) => {
         await countUsageApart(tx);
         // Refuses a config or model this tenant cannot run (400, 422), as session creation does.
         const tenantConfig = (await readTenantConfig(tx)) ?? {};
@@ -185,6 +189,12 @@ export class TransferService {
         const renamed = new Map<string, string>();
         const serviceEvents: Array<{ seq: number; line: number }> = [];
         let batch: PendingEvent[] = [];
+        // Whether a decision asked for the quota check: once, after the last chunk, it covers them all.
+        let quotaCheck = false;
+        const writeBatch = async () => {
+          quotaCheck = (await this.writeEvents(tx, sessionId, batch, hasQuota(quotas))) || quotaCheck;
+          batch = [];
+        };
         for (let next = await lines.next(); next; next = await lines.next()) {
           const { line, value } = next;
           const step = at(line, () => reader.next(value));
@@ -206,20 +216,20 @@ export class TransferService {
               if (stored) stored.attachedSeq ??= step.event.seq;
             }
             batch.push({ line, event: renameEventRefs(step.event, renamed, reader.inline) });
-            if (batch.length >= IMPORT_BATCH) batch = await this.writeEvents(tx, sessionId, header.model, batch);
+            if (batch.length >= IMPORT_BATCH) await writeBatch();
           }
           // A chunk line outside an output was refused by the reader; inside one, outputBytes consumed it.
         }
-        await this.writeEvents(tx, sessionId, header.model, batch);
+        await writeBatch();
         at(lines.lastLine, () => reader.finish());
         await attachRefs(
           tx,
           sessionId,
           [...refs].flatMap(([ref, r]) => (r.attachedSeq === null ? [] : [{ refId: renamed.get(ref) ?? ref, seq: r.attachedSeq }])),
         );
-        await finishImportedSession(tx, sessionId, { headSeq: header.headSeq, pivot: reader.pivot, createdAt: header.createdAt });
+        await finishImportedSession(tx, sessionId, { pivot: reader.pivot, createdAt: header.createdAt });
         await this.assertComposes(tx, sessionId, [{ seq: undefined, line: lines.lastLine }, ...serviceEvents]);
-        await this.tenantLimits.assertWithinQuotas(tx, quotas);
+        if (quotaCheck) await this.tenantLimits.assertWithinQuotas(tx, quotas);
         return {
           session: sessionState((await findSession(tx, sessionId))!),
           events: header.headSeq,
@@ -227,6 +237,8 @@ export class TransferService {
           renamedRefs: Object.fromEntries(renamed),
         };
       });
+      await this.committed.after({ tenantId, sessionId, appended: header.headSeq, headSeq: header.headSeq, outbox: [], pruneAfterSeq: null });
+      return imported;
     } catch (error) {
       // Contents shared with other sessions keep their refs; only what this import alone stored goes.
       if (stored.length > 0) await this.db.tenantTx(tenantId, (tx) => deleteUnreferencedContents(tx, stored)).catch(() => undefined);
@@ -259,52 +271,34 @@ export class TransferService {
   }
 
   /**
-   * Writes a batch of events after the append path's own checks: event ids
-   * unique in the session, the tool-call ledger (each call issued once,
-   * each result answering an issued call once). Returns the emptied batch.
+   * Writes a chunk of events under the session lock (logWriter.lock), as the
+   * decider decides them in mode `import` (ids new to the session, seqs from
+   * its head, the tool-call ledger, rows as exported), through the store
+   * port (logWriter.writeImported). A refusal names the line of the event
+   * it names. Returns whether the decision asks for the quota check.
    */
-  private async writeEvents(tx: Tx, sessionId: string, model: string, batch: readonly PendingEvent[]): Promise<PendingEvent[]> {
-    if (batch.length === 0) return [];
+  private async writeEvents(tx: Tx, sessionId: string, batch: readonly PendingEvent[], quotas: boolean): Promise<boolean> {
+    if (batch.length === 0) return false;
     // A rewind changes the ledger (its calls answered after toSeq are open again) before the events after it are checked.
     const rewindAt = batch.findIndex(({ event }) => event.type === 'session.rewound');
     if (rewindAt !== -1 && rewindAt < batch.length - 1) {
-      await this.writeEvents(tx, sessionId, model, batch.slice(0, rewindAt + 1));
-      return this.writeEvents(tx, sessionId, model, batch.slice(rewindAt + 1));
+      const before = await this.writeEvents(tx, sessionId, batch.slice(0, rewindAt + 1), quotas);
+      return (await this.writeEvents(tx, sessionId, batch.slice(rewindAt + 1), quotas)) || before;
     }
-    const seen = new Map<string, number>();
-    for (const { line, event } of batch) {
-      if (seen.has(event.id)) throw atLine(line, duplicateId(event.id));
-      seen.set(event.id, line);
-    }
-    const [taken] = (await ownEvents(tx, sessionId, [...seen.keys()])).map((e) => e.event_id);
-    if (taken !== undefined) throw atLine(seen.get(taken)!, duplicateId(taken));
     const events = batch.map((b) => ({ id: b.event.id, type: b.event.type, data: b.event.data }) as NewEvent);
-    const callIds = referencedCallIds(events);
-    const known = callIds.length > 0 ? await findToolCalls(tx, sessionId, callIds) : [];
-    let ledger: ReturnType<typeof applyToolCallLedger>;
+    // The session row is this transaction's own: the lock is granted at once, its reads are the decider's state.
+    const locked = await logWriter.lock(tx, sessionId, { eventIds: events.map((e) => e.id), lookup: 'log', callIds: referencedCallIds(events), withConfigs: false });
+    let decision: ReturnType<typeof decideWrite>;
     try {
-      ledger = applyToolCallLedger(events, known);
+      decision = decideWrite(locked!.state, { mode: 'import', events, hashes: events.map(payloadHash), seqs: batch.map((b) => b.event.seq), quotas });
     } catch (error) {
       const index = /^\$\.events\[(\d+)\]/.exec(String((error as DomainError).details?.path ?? ''));
       throw index ? atLine(batch[Number(index[1])].line, error) : error;
     }
-    // A service event whose data lacks what the service writes fails here, not later in a read.
-    const tokens = batch.map(({ line }, i) => at(line, () => malformedIsInvalid(() => eventTokens(events[i], model))));
-    await insertImportedEvents(
-      tx,
-      sessionId,
-      batch.map(({ event }, i) => ({ ...event, tokens: tokens[i], payloadHash: payloadHash(events[i]) })),
-    );
-    const seqOf = (index: number) => batch[index].event.seq;
-    await recordToolCalls(
-      tx,
-      sessionId,
-      ledger.issued.map((c) => ({ callId: c.callId, name: c.name, seq: seqOf(c.eventIndex) })),
-      ledger.answered.map((a) => ({ callId: a.callId, seq: seqOf(a.eventIndex) })),
-    );
+    await logWriter.writeImported(tx, sessionId, decision, batch.map((b) => b.event.createdAt));
     const last = batch[batch.length - 1].event;
     if (last.type === 'session.rewound') await unanswerToolCallsAfter(tx, sessionId, (last.data as { toSeq: number }).toSeq);
-    return [];
+    return decision.afterWrite.quotaCheck;
   }
 
   /**
@@ -326,18 +320,6 @@ export class TransferService {
     }
   }
 }
-
-/** A TypeError from code that reads an event's data is a malformed event: 400 invalid_log, not 500. */
-function malformedIsInvalid<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof DomainError) throw error;
-    throw invalid('invalid_log', `the event's data is not what the service writes for its type (${(error as Error).message})`);
-  }
-}
-
-const duplicateId = (id: string) => invalid('duplicate_event_id', `event id ${id} appears earlier in the import (event ids are unique per session)`);
 
 function checkTotals(output: DeclaredOutput, totals: ContentTotals): void {
   if (totals.sha256.toString('hex') !== output.sha256 || totals.lineCount !== output.lineCount || totals.byteSize !== output.byteSize) {

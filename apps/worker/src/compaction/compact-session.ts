@@ -3,8 +3,8 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Database, Tx } from '@app/database';
 import { compactionFactsOf, costsOfCommitted, decideCompletion, NewEvent, NO_LOOKUP, nothingToCompactEvent, readModelOf } from '@app/domain';
 import { clearCompactionRunning, logWriter, markCompactionRunning, pivotMarkerSeq, readWindow, rewindsAfter } from '@app/event-store';
-import { CompactJobData, PRODUCER_REDIS, publishSessionHead, RedisClient } from '@app/queue';
-import { appendUpkeep, RewriteMetrics } from '@app/use-cases';
+import { CompactJobData } from '@app/queue';
+import { AppendCommitted, appendUpkeep, RewriteMetrics } from '@app/use-cases';
 import { WindowSummarizer } from '@app/summarizer';
 import { WorkerMetrics } from '../worker-metrics';
 
@@ -35,8 +35,8 @@ export class CompactSession {
     private readonly windows: WindowSummarizer,
     private readonly metrics: WorkerMetrics,
     private readonly rewrites: RewriteMetrics,
+    private readonly appendCommitted: AppendCommitted,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PRODUCER_REDIS) private readonly redis: RedisClient,
   ) {}
 
   /**
@@ -128,7 +128,7 @@ export class CompactSession {
     markerSeq: number,
     decide: (latestCompletedMarkerSeq: number | null, tx: Tx) => NewEvent[] | Promise<NewEvent[]>,
   ): Promise<boolean> {
-    const headSeq = await this.db.tenantTx(tenantId, async (tx) => {
+    const written = await this.db.tenantTx(tenantId, async (tx) => {
       const locked = await logWriter.lock(tx, sessionId, { ...NO_LOOKUP, eventIds: closingIds(markerSeq) });
       if (!locked) return null;
       await clearCompactionRunning(tx, sessionId, markerSeq);
@@ -136,11 +136,10 @@ export class CompactSession {
       if (locked.state.stored.length > 0) return null;
       const events = await decide(await pivotMarkerSeq(tx, sessionId), tx);
       if (events.length === 0) return null;
-      return appendUpkeep(tx, locked.state, events);
+      return { appended: events.length, headSeq: await appendUpkeep(tx, locked.state, events) };
     });
-    if (headSeq === null) return false;
-    // Committed: the API's live event streams read the new events.
-    publishSessionHead(this.redis, this.config.redis.namespace, { tenantId, sessionId, headSeq });
+    if (written === null) return false;
+    await this.appendCommitted.after({ tenantId, sessionId, ...written, outbox: [], pruneAfterSeq: null });
     return true;
   }
 

@@ -23,6 +23,8 @@ const session = (over: Partial<AppendState> = {}): AppendState => ({
   ...over,
 });
 const batch = (events: NewEvent[], over: Partial<AppendCommand> = {}): AppendCommand => ({ events, hashes: events.map(payloadHash), quotas: false, ...over });
+/** An import's batch: the events with the seqs they carry, from `from`. */
+const imported = (events: NewEvent[], from: number) => batch(events, { mode: 'import', seqs: events.map((_, i) => from + i) });
 const stored = (event: NewEvent, seq: number) => ({ id: event.id, seq, payloadHash: payloadHash(event) });
 /** The decision reduced to what a rule is about. */
 const outcome = (command: AppendCommand) => (state: AppendState) => {
@@ -51,6 +53,16 @@ describe('decideAppend', () => {
       given(session({ stored: [stored(hello, 3)] }))
         .when(outcome(batch([hello, reply])))
         .thenFails('partial_duplicate', { storedIds: ['m1'] });
+    });
+
+    it('an import replays nothing: an id the session holds, even with the same body, is 400 duplicate_event_id naming the event', () => {
+      given(session({ headSeq: 4, stored: [stored(reply, 3)] }))
+        .when(outcome(imported([hello, reply], 5)))
+        .thenFails('duplicate_event_id', { path: '$.events[1].id' });
+    });
+
+    it('an import names each id once in its batch (400 duplicate_event_id)', () => {
+      given(session()).when(outcome(imported([hello, hello], 5))).thenFails('duplicate_event_id', { path: '$.events[1].id' });
     });
 
     it('comes before every other rule: a replay on an archived session, past its expectedSeq, is still a replay', () => {
@@ -88,6 +100,22 @@ describe('decideAppend', () => {
       given(session({ headSeq: 4 }))
         .when((state) => decideAppend(state, batch([hello], { expectedSeq: 4 })).kind)
         .then('write');
+    });
+
+    it("an import's seqs follow the head: a gap or an overlap is 400 event_out_of_order naming the event", () => {
+      given(session({ headSeq: 4 })).when(outcome(imported([hello, reply], 6))).thenFails('event_out_of_order', { path: '$.events[0].seq' });
+      given(session({ headSeq: 4 }))
+        .when(outcome(batch([hello, reply], { mode: 'import', seqs: [5, 5] })))
+        .thenFails('event_out_of_order', { path: '$.events[1].seq' });
+    });
+
+    it('writes an import whose seqs are head+1.. at those seqs', () => {
+      given(session({ headSeq: 4 }))
+        .when((state) => {
+          const decision = decideAppend(state, imported([hello, reply], 5));
+          return decision.kind === 'write' && decision.response;
+        })
+        .then({ status: 201, body: { headSeq: 6, events: [{ id: 'm1', seq: 5 }, { id: 'm2', seq: 6 }] } });
     });
   });
 
@@ -140,6 +168,12 @@ describe('decideAppend', () => {
     it('refuses a result for a call never issued (400 unknown_tool_call)', () => {
       given(session()).when(outcome(batch([message('m3', 'tool', result('c9'))]))).thenFails('unknown_tool_call');
     });
+
+    it("holds for an import: a call its log issued twice is 400 duplicate_tool_call_id naming the event", () => {
+      given(session({ knownCalls: [{ callId: 'c1', name: 'bash', answered: true }] }))
+        .when(outcome(imported([hello, message('m3', 'assistant', call('c1'))], 5)))
+        .thenFails('duplicate_tool_call_id', { path: '$.events[1].data.message.parts[0].callId' });
+    });
   });
 
   describe('rule 6, rows', () => {
@@ -176,6 +210,21 @@ describe('decideAppend', () => {
         .then(null);
     });
 
+    it("writes an import's events with tool results as they come (their outputs are stored or inline already)", () => {
+      const answer = message('m3', 'tool', { type: 'tool_result', callId: 'c1', name: 'bash', output: 'a.ts' });
+      given(session({ knownCalls: [{ callId: 'c1', name: 'bash', answered: false }] }))
+        .when((state) => {
+          const decision = decideAppend(state, imported([answer], 5));
+          return decision.kind === 'write' && decision.rows;
+        })
+        .then([{ event: answer, payloadHash: payloadHash(answer), tokens: eventTokens(answer, MODEL) }]);
+    });
+
+    it('refuses an imported event whose data is not what the service writes for its type (400 invalid_log)', () => {
+      const malformed = { id: 'p1', type: 'pin.added', data: {} } as unknown as NewEvent;
+      given(session()).when(outcome(imported([hello, malformed], 5))).thenFails('invalid_log');
+    });
+
     it('appendRows: tokens of the view written, the hash of the event sent', () => {
       const sent = message('m3', 'tool', result('c1'));
       const view = message('m3', 'tool', { type: 'tool_result', callId: 'c1', name: 'bash', output: 'a' });
@@ -208,6 +257,12 @@ describe('decideAppend', () => {
 
     it('checks the quotas last, when the tenant has one', () => {
       given(session()).when(afterWrite(batch([hello], { quotas: true }))).then({ compactionTrigger: true, pruneScheduling: false, quotaCheck: true });
+    });
+
+    it('triggers nothing after an import (its log holds its own markers), but checks the quotas', () => {
+      given(session())
+        .when(afterWrite({ ...imported([hello, step, markerEvent(7, 'manual')], 5), quotas: true }))
+        .then({ compactionTrigger: false, pruneScheduling: false, quotaCheck: true });
     });
   });
 });

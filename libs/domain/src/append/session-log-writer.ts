@@ -49,6 +49,12 @@ export interface SessionLogWriter<T, C> {
    */
   write(tx: T, sessionId: string, write: DecidedWrite, options?: { written?: Promise<number>; alongside?: ReadonlyArray<Promise<unknown>> }): Promise<number>;
   /**
+   * Writes an import's decision: its rows at their own seqs (firstSeq..)
+   * with the times they were first written (`createdAt`, one per row), its
+   * ledger rows, and moves the head. Returns the new head.
+   */
+  writeImported(tx: T, sessionId: string, write: DecidedWrite, createdAt: readonly string[]): Promise<number>;
+  /**
    * Writes rows decided on a state assumed before any lock, with no lock
    * taken before it: it locks the session row itself and writes only if the
    * row is still `expected` (same row, model and head, and the settings
