@@ -19,6 +19,7 @@ import { ToolOutputsStoredOnce1765600000000 } from './1765600000000-tool-outputs
 import { LogSearch1765700000000 } from './1765700000000-log-search';
 import { UsageCountersByRow1765800000000 } from './1765800000000-usage-counters-by-row';
 import { InlineToolOutputs1765900000000 } from './1765900000000-inline-tool-outputs';
+import { AppendExpectations1766000000000 } from './1766000000000-append-expectations';
 
 /** Every migration, in order. Hand-written SQL; the schema is never synchronized from entities. */
 export const MIGRATIONS = [
@@ -36,4 +37,5 @@ export const MIGRATIONS = [
   LogSearch1765700000000,
   UsageCountersByRow1765800000000,
   InlineToolOutputs1765900000000,
+  AppendExpectations1766000000000,
 ];

@@ -1,6 +1,6 @@
 import { Client, expectProblem, userMessage } from './support/client';
 import { ADMIN_TOKEN } from './support/env';
-import { startService, TestService } from './support/service';
+import { freePort, startReady, startService, TestService } from './support/service';
 
 /**
  * Invariants 1-2 under contention: 32 writers on one session, each appending
@@ -193,5 +193,32 @@ describe('concurrent appends to one session', () => {
       [true, true],
     ]);
     expect((await client.allEvents(own, id)).map((e) => e.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+  });
+
+  it('a result answering a call of an earlier batch goes in one round trip while the call is open; one another API answered fails its statement and the ordinary path refuses it', async () => {
+    const port = await freePort();
+    const other = await startReady('api', { ...service.env, PORT: String(port) }, `http://127.0.0.1:${port}/healthz`);
+    try {
+      const { key: own } = await client.createTenant('one-trip-answers');
+      const { id } = await client.createSession(own, { model: 'gpt-4.1' });
+      const calls = (ids: string[]) => ({ type: 'message.added', data: { message: { role: 'assistant', parts: ids.map((callId) => ({ type: 'tool_call', callId, name: 'grep', input: {} })) } } });
+      // No name: the ledger's fills it in, as a provider's tool message carries none.
+      const result = (callId: string) => ({ type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, output: `${callId}: 3 matches` }] } } });
+      const append = (api: Client, events: unknown[]) => api.append(own, id, { events });
+      // This process learns the session, then the calls it issues; their results go in one round trip each.
+      expect((await append(client, [userMessage('find it')])).body.headSeq).toBe(2);
+      expect((await append(client, [calls(['a', 'b', 'c'])])).body.headSeq).toBe(3);
+      expect((await append(client, [result('a')])).body.events).toEqual([expect.objectContaining({ seq: 4 })]);
+      expect((await append(client, [result('b')])).body.events).toEqual([expect.objectContaining({ seq: 5 })]);
+      expectProblem(await append(client, [result('a')]), 400, 'duplicate_tool_result');
+      // The other API answers c: this process still holds it open, its statement fails, and nothing is written.
+      expect((await append(new Client(`http://127.0.0.1:${port}`), [result('c')])).body.events).toEqual([expect.objectContaining({ seq: 6 })]);
+      expectProblem(await append(client, [result('c')]), 400, 'duplicate_tool_result');
+      const events = await client.allEvents(own, id);
+      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(events.slice(3).map((e) => e.data.message.parts[0].name)).toEqual(['grep', 'grep', 'grep']);
+    } finally {
+      await other.stop();
+    }
   });
 });

@@ -105,6 +105,11 @@ export function isDuplicateEventId(error: unknown): boolean {
   return /^session_events(_p\d+)?_tenant_id_session_id_event_id_key(_\d+)?$/.test(violatedUnique(error) ?? '');
 }
 
+/** An append in one round trip met a state other than the one it assumed (append_expect): nothing was written. */
+export function isFailedAppendExpectation(error: unknown): boolean {
+  return (error as { code?: string })?.code === 'SSA01';
+}
+
 /** The insert hit a tool call id the session's ledger holds (a retry, or a reused id). */
 export function isDuplicateToolCallId(error: unknown): boolean {
   return /^session_tool_calls_pkey(_\d+)?$/.test(violatedUnique(error) ?? '');
@@ -113,10 +118,14 @@ export function isDuplicateToolCallId(error: unknown): boolean {
 
 type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
 
-/** The CTEs writing `rows` when the head query found the row, their parameters numbered from `first`. */
-function alongsideCtes(rows: AlongsideRows | undefined, first: number): { ctes: string; params: unknown[] } {
+/**
+ * The CTEs writing `rows` when the head query found the row, their parameters
+ * numbered from `first`, and the condition the head's move adds.
+ */
+function alongsideCtes(rows: AlongsideRows | undefined, first: number): { ctes: string; check: string; params: unknown[] } {
   const ctes: string[] = [];
   const params: unknown[] = [];
+  let check = '';
   const next = (value: unknown) => `$${first + params.push(value) - 1}`;
   if (rows && rows.calls.length > 0) {
     const { calls } = rows;
@@ -134,7 +143,24 @@ function alongsideCtes(rows: AlongsideRows | undefined, first: number): { ctes: 
          FROM head, unnest(${next(refs.map((r) => r.refId))}::text[], ${next(refs.map((r) => r.attachedSeq))}::bigint[]) AS t(ref_id, seq)
         WHERE head.seq IS NOT NULL)`);
   }
-  return { ctes: ctes.map((cte) => `,\n     ${cte}`).join(''), params };
+  if (rows && rows.answers.length > 0) {
+    const { answers } = rows;
+    // Each open call found by one index probe, then updated by its tuple id (recordToolCalls says why). A call
+    // answered or unknown meanwhile fails the statement (append_expect): its events are in it already.
+    ctes.push(`answered AS (
+       UPDATE session_tool_calls c SET answered_seq = w.seq
+         FROM (SELECT k.tbl, k.row, t.seq
+                 FROM head, unnest(${next(answers.map((a) => a.callId))}::text[], ${next(answers.map((a) => a.seq))}::bigint[]) AS t(call_id, seq)
+                 CROSS JOIN LATERAL (
+                   SELECT tableoid AS tbl, ctid AS row FROM session_tool_calls
+                    WHERE tenant_id = current_tenant() AND session_id = $1 AND call_id = t.call_id AND answered_seq IS NULL
+                    LIMIT 1) k
+                WHERE head.seq IS NOT NULL) w
+        WHERE c.tenant_id = current_tenant() AND c.tableoid = w.tbl AND c.ctid = w.row
+       RETURNING 1)`);
+    check = ` AND append_expect((SELECT count(*) FROM answered) = ${next(answers.length)}, 'the answered calls were open')`;
+  }
+  return { ctes: ctes.map((cte) => `,\n     ${cte}`).join(''), check, params };
 }
 
 /**
@@ -156,7 +182,7 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
        RETURNING 1)${extra.ctes}
      UPDATE sessions SET head_seq = (SELECT seq FROM head) + $7, updated_at = statement_timestamp(),
             pivot_seq = coalesce((SELECT seq FROM head) + $8, pivot_seq), covered_through_seq = coalesce($9, covered_through_seq)
-      WHERE tenant_id = current_tenant() AND session_id = $1 AND (SELECT count(*) FROM inserted) = $7
+      WHERE tenant_id = current_tenant() AND session_id = $1 AND (SELECT count(*) FROM inserted) = $7${extra.check}
      RETURNING head_seq`,
     [
       sessionId,

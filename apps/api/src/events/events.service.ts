@@ -9,6 +9,7 @@ import {
   appendRows,
   AppendState,
   decideAppend,
+  DecidedWrite,
   DomainError,
   hasToolResults,
   nativeAppendRequest,
@@ -17,7 +18,7 @@ import {
   payloadHash,
   referencedCallIds,
 } from '@app/domain';
-import { isDuplicateEventId, isDuplicateToolCallId, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
+import { isDuplicateEventId, isDuplicateToolCallId, isFailedAppendExpectation, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
 import { AppendCommitted, AppendWrites } from '@app/use-cases';
 import { hasQuota, TenantLimitsService } from '../limits/tenant-limits';
 import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
@@ -64,6 +65,20 @@ const REMEMBERED_SESSIONS = 50_000;
 interface KnownSession {
   model: string;
   configs?: SessionConfigs;
+  /** Calls this process saw issued and not yet answered, by id with their names: what a result in one round trip answers. */
+  openCalls?: ReadonlyMap<string, string>;
+}
+
+/** Open calls remembered per session; the oldest go first beyond it (an agent runs a few at a time). */
+const OPEN_CALLS = 64;
+
+/** `open` after a decided write: its issued calls open, its answered ones not. */
+function openCallsAfter(open: ReadonlyMap<string, string> | undefined, ledger: DecidedWrite['ledger']): ReadonlyMap<string, string> {
+  const next = new Map(open);
+  for (const call of ledger.issued) next.set(call.callId, call.name);
+  for (const answer of ledger.answered) next.delete(answer.callId);
+  for (const callId of next.keys()) if (next.size > OPEN_CALLS) next.delete(callId);
+  return next;
 }
 
 /** The decision on an assumed state, or undefined where that state refuses: the ordinary path then decides on the real one. */
@@ -150,6 +165,8 @@ export class EventsService {
     const oneTrip = await this.appendInOneTrip(tenantId, sessionId, batch, hashes, request, quotas).catch((error: unknown) => {
       // An event or call id already stored: a retry of a committed batch (or a reused id), which only the lookup answers.
       if (isDuplicateEventId(error) || isDuplicateToolCallId(error)) return attempt(true, false);
+      // A call it answered was no longer open: the ordinary path reads the ledger and answers.
+      if (isFailedAppendExpectation(error)) return optimistic(true);
       throw error;
     });
     const committed = oneTrip ?? (await optimistic(true));
@@ -171,15 +188,16 @@ export class EventsService {
    * expectedSeq, Idempotency-Key, rule or quota, of a session whose model
    * (and, for tool results, settings) and view bound this process knows,
    * that certainly stays below the compaction trigger, whose tool results
-   * answer calls it issues itself and whose outputs its events keep whole
+   * answer calls it issues itself or calls this process saw issued and not
+   * answered, and whose outputs its events keep whole
    * (ToolOutputAppend.inlineOnly). It is decided on the state this process
-   * knows (the head of the bound, no stored id, no known call, not
+   * knows (the head of the bound, no stored id, the open calls it saw, not
    * archived); the statement's conditions (the same row at that head with
    * the same settings, not archived, not a fork) stand for the lock's read
    * of it: when they do not hold it writes nothing and the ordinary path
-   * runs and answers. An event or call id already stored fails the statement
-   * (its COMMIT rolls back) and throws, for the lookup to answer. Undefined:
-   * nothing was written.
+   * runs and answers. An event or call id already stored, or a call answered
+   * meanwhile, fails the statement (its COMMIT rolls back) and throws, for
+   * the lookup or the ordinary path to answer. Undefined: nothing was written.
    */
   private async appendInOneTrip<L>(tenantId: string, sessionId: string, batch: AppendBatch, hashes: Buffer[], request: AppendRequest<L>, quotas: TenantQuotas) {
     if (request.idempotencyKey !== undefined || request.rule || batch.expectedSeq !== undefined || hasQuota(quotas)) return undefined;
@@ -189,8 +207,12 @@ export class EventsService {
     const head = this.viewBounds.get(tenantId, sessionId)?.seq;
     // On Citus the calls and refs go in statements of their own (the ordinary path).
     if (!known || head === undefined || (withCalls && this.config.database.citus)) return undefined;
-    const { model, configs } = known;
-    const assumed = { sessionId, headSeq: head, model, archived: false, stored: [], knownCalls: [] };
+    const { model, configs, openCalls } = known;
+    const knownCalls = referencedCallIds(events).flatMap((callId) => {
+      const name = openCalls?.get(callId);
+      return name === undefined ? [] : [{ callId, name, answered: false }];
+    });
+    const assumed = { sessionId, headSeq: head, model, archived: false, stored: [], knownCalls };
     const decision = decideOrUndefined(assumed, { events, hashes, quotas: false });
     if (decision?.kind !== 'write') return undefined;
     const placed = decision.rows ? undefined : configs && this.toolOutputs.inlineOnly(head, events, configs);
@@ -198,14 +220,21 @@ export class EventsService {
     if (!rows) return undefined;
     const bounds = boundsWithoutTrigger(this.viewBounds, tenantId, sessionId, events, rows.reduce((sum, row) => sum + row.tokens, 0));
     if (!bounds || bounds.known.seq !== head) return undefined;
-    const answeredSeq = new Map(decision.ledger.answered.map((a) => [a.callId, a.seq]));
+    const { issued, answered } = decision.ledger;
+    const answeredSeq = new Map(answered.map((a) => [a.callId, a.seq]));
+    const issuedIds = new Set(issued.map((c) => c.callId));
     const alongside = withCalls
-      ? { calls: decision.ledger.issued.map((c) => ({ ...c, answeredSeq: answeredSeq.get(c.callId) ?? null })), inlineRefs: placed?.refs ?? [] }
+      ? {
+          calls: issued.map((c) => ({ ...c, answeredSeq: answeredSeq.get(c.callId) ?? null })),
+          answers: answered.filter((a) => !issuedIds.has(a.callId)),
+          inlineRefs: placed?.refs ?? [],
+        }
       : undefined;
     const expected = { headSeq: head, model, createdAt: bounds.known.createdAt, ...(placed ? { configs } : {}) };
     const headSeq = await this.db.tenantOneTrip(tenantId, (tx) => logWriter.writeIfUnchanged(tx, sessionId, expected, rows, alongside));
     if (headSeq === undefined) return undefined;
     this.viewBounds.set(tenantId, sessionId, bounds.next);
+    if (withCalls) this.sessions.set(tenantId, sessionId, { ...known, openCalls: openCallsAfter(openCalls, decision.ledger) });
     return { result: decision.response, outbox: [] as OutboxRow[], pruneAfterSeq: null, headSeq };
   }
 
@@ -275,8 +304,9 @@ export class EventsService {
     const locked = await locking;
     if (!locked) throw sessionNotFound(sessionId);
     const { state, configs } = locked;
-    const knownConfigs = configs ?? this.sessions.get(tenantId, sessionId)?.configs;
-    this.sessions.set(tenantId, sessionId, { model: state.model, ...(knownConfigs ? { configs: knownConfigs } : {}) });
+    const known = this.sessions.get(tenantId, sessionId);
+    const knownConfigs = configs ?? known?.configs;
+    this.sessions.set(tenantId, sessionId, { ...known, model: state.model, ...(knownConfigs ? { configs: knownConfigs } : {}) });
     // Written on the wrong assumptions (another session under this id, an event id a fork inherited): roll back, go again.
     if (speculated && (state.model !== model || state.stored.length > 0)) throw new SpeculationMissed();
     const events = sent?.events ?? (batch as (state: AppendState) => NewEvent[])(state);
@@ -297,6 +327,11 @@ export class EventsService {
     const prepared = decision.rows ? undefined : await this.toolOutputs.prepareAppend(tx, sessionId, state.headSeq, events, configs);
     const rows = decision.rows ?? appendRows(prepared!.events, events, hashes, state.model);
     const headSeq = await logWriter.write(tx, sessionId, { ...decision, rows }, { written, alongside: prepared?.writes });
+    const { ledger } = decision;
+    if (ledger.issued.length + ledger.answered.length > 0) {
+      const known = this.sessions.get(tenantId, sessionId) ?? { model: state.model };
+      this.sessions.set(tenantId, sessionId, { ...known, openCalls: openCallsAfter(known.openCalls, ledger) });
+    }
     const batchWritten = { firstSeq: decision.firstSeq, events, tokens: rows.reduce((sum, row) => sum + row.tokens, 0) };
     const { afterWrite } = decision;
     const trigger = afterWrite.compactionTrigger ? await triggerAfterAppend(tx, tenantId, sessionId, batchWritten, this.viewBounds, afterWrite.pruneScheduling) : null;

@@ -21,10 +21,13 @@ export interface DecidedWrite {
 /**
  * What a write in one round trip writes besides its rows, under the same
  * conditions: the tool calls the batch issues (those it answers too with
- * their answer's seq) and the refs of the outputs its events keep whole.
+ * their answer's seq), the answers to calls issued before it (which must
+ * still be open, or nothing is written), and the refs of the outputs its
+ * events keep whole.
  */
 export interface AlongsideRows {
   calls: ReadonlyArray<{ callId: string; name: string; seq: number; answeredSeq: number | null }>;
+  answers: ReadonlyArray<{ callId: string; seq: number }>;
   inlineRefs: ReadonlyArray<{ refId: string; attachedSeq: number }>;
 }
 
