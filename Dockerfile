@@ -20,7 +20,8 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     WORKER_PORT=3001 \
-    LOG_FORMAT=json
+    LOG_FORMAT=json \
+    MALLOC_MMAP_THRESHOLD_=98304
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
@@ -32,4 +33,5 @@ EXPOSE 3000 3001
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself, so it drains within SHUTDOWN_TIMEOUT_MS.
-CMD ["node", "dist/apps/api/src/main.js"]
+# The API's node flag and glibc setting: libs/lifecycle/src/api-process.ts.
+CMD ["node", "--max-semi-space-size=16", "dist/apps/api/src/main.js"]

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { API_ENV, API_NODE_ARGS } from '@app/lifecycle';
 
 // Scripts: configuration comes straight from the environment.
 export const BASE_URL = new URL(process.env.BENCH_URL ?? 'http://127.0.0.1:3000');
@@ -101,11 +102,13 @@ const API_MAIN = join(__dirname, '..', 'apps', 'api', 'src', 'main.js');
  * The built API (or another built server, `main`: bench/floor-server) as a
  * child process on `port` of loopback, with `env` over this process's
  * environment; resolves once /healthz answers, for benchmarks that start the
- * API themselves.
+ * API themselves. The API gets the node flags and environment it is started
+ * with in production (API_NODE_ARGS, API_ENV); another server runs as Node's defaults.
  */
 export async function spawnApi(port: number, env: Record<string, string>, main = API_MAIN): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+  const api = main === API_MAIN;
+  const child = spawn(process.execPath, [...(api ? API_NODE_ARGS : []), main], {
+    env: { ...(api ? API_ENV : {}), ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { Client } from './support/client';
-import { createTestDatabase } from './support/database';
+import { connectAs, createTestDatabase } from './support/database';
 import { ADMIN_TOKEN } from './support/env';
 import { LlmStub, startLlmStub } from './support/llm-stub';
 import { startRedis, stopRedis } from './support/redis-server';
@@ -68,6 +68,25 @@ describe('start-up failures', () => {
     expect(lines[0].msg).toContain('REDIS_URL');
     expect(lines[0].msg).toContain(`127.0.0.1:${port}`);
     expect(lines[0].msg).toMatch(/ECONNREFUSED/);
+  });
+
+  it('a migration that fails (run in a thread of its own): one line naming DATABASE_URL and the error with its code; exit 1', async () => {
+    const db = await createTestDatabase();
+    const owner = await connectAs(db.url);
+    // The first migration runs again over the schema it made: its first CREATE fails.
+    await owner.query("DELETE FROM schema_migrations WHERE name = 'Foundation1763700000000'");
+    await owner.end();
+    const api = startProcess('api', { DATABASE_URL: db.url, PORT: String(await freePort()), LOG_FORMAT: 'json' });
+    await exited(api.child);
+    await db.drop();
+    expect(api.child.exitCode).toBe(1);
+    const lines = logLines(api.output());
+    expect(lines).toHaveLength(1);
+    expect(lines[0].level).toBe('fatal');
+    expect(lines[0].msg).toContain('DATABASE_URL');
+    // The SQLSTATE crosses from the migration thread with the message.
+    expect(lines[0].msg).toContain('42723: function "current_tenant" already exists');
+    expect(api.output()).not.toMatch(/\n\s+at /);
   });
 
   it('a bad variable: a message naming it, exit 1, no stack trace', async () => {

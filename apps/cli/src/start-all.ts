@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfigOrExit } from '@app/config';
-import { prepareDatabase, runProcess } from '@app/lifecycle';
+import { API_ENV, API_NODE_ARGS, prepareDatabase, runProcess } from '@app/lifecycle';
 import { createLogger } from '@app/logging';
 
 /** The children force themselves out at SHUTDOWN_TIMEOUT_MS; the supervisor waits a little longer for them. */
@@ -32,12 +32,18 @@ class Supervised {
   constructor(
     private readonly name: string,
     private readonly script: string,
+    private readonly nodeArgs: readonly string[] = [],
+    private readonly env: Readonly<Record<string, string>> = {},
   ) {}
 
   start(): void {
     const startedAt = Date.now();
     // Its own process group, so Ctrl-C reaches it once, through the supervisor; the IPC channel closing tells it the supervisor died.
-    const child = spawn(process.execPath, [this.script], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: process.env, detached: true });
+    const child = spawn(process.execPath, [...this.nodeArgs, this.script], {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: { ...this.env, ...process.env },
+      detached: true,
+    });
     this.child = child;
     this.exit = new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
     child.once('error', (error) => logger.error({ child: this.name, err: error }, `${this.name} could not be started`));
@@ -80,7 +86,8 @@ void runProcess({
   start: async () => {
     await prepareDatabase(config.database);
     const dist = join(__dirname, '..', '..');
-    const children = ['api', 'worker'].map((name) => new Supervised(name, join(dist, name, 'src', 'main.js')));
+    const main = (name: string) => join(dist, name, 'src', 'main.js');
+    const children = [new Supervised('api', main('api'), API_NODE_ARGS, API_ENV), new Supervised('worker', main('worker'))];
     for (const child of children) child.start();
     return async () => {
       const codes = await Promise.all(children.map((child) => child.stop()));

@@ -1,5 +1,6 @@
 export * from './database';
 export * from './database.module';
-export * from './migrate';
+export * from './ensure-database';
+export * from './migrate-in-thread';
 export * from './read-database';
 export * from './unavailable';

@@ -1,5 +1,5 @@
 import type { AppConfig } from '@app/config';
-import { ensureDatabase, runMigrations } from '@app/database';
+import { ensureDatabase, runMigrationsInThread } from '@app/database';
 import { requireService } from './startup-checks';
 
 /**
@@ -9,6 +9,6 @@ import { requireService } from './startup-checks';
 export function prepareDatabase({ ownerUrl, citus }: AppConfig['database']): Promise<string[]> {
   return requireService('DATABASE_URL', 'PostgreSQL', ownerUrl, 5432, async () => {
     await ensureDatabase(ownerUrl);
-    return runMigrations(ownerUrl, { citus });
+    return runMigrationsInThread(ownerUrl, { citus });
   });
 }

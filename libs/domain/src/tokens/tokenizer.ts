@@ -5,8 +5,8 @@ import { TokenizerFamily } from '../models/model-registry';
 type Encoding = Exclude<TokenizerFamily, 'approx'>;
 
 /*
- * Required on first use, not imported: the rank tables hold ~10 MB of every
- * process's memory, and only exact counts (pins, a system prompt) need them;
+ * Required on first use, not imported: o200k_base's ranks, parsed, hold ~70 MiB
+ * of heap, and only exact counts (pins, a system prompt) need them;
  * the append path uses the estimate.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
