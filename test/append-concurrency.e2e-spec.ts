@@ -195,6 +195,31 @@ describe('concurrent appends to one session', () => {
     expect((await client.allEvents(own, id)).map((e) => e.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
   });
 
+  it('outputs for the tool-output tables go in the same round trip: content once per sha256, chunks once, a ref each, read back whole', async () => {
+    const { key: own } = await client.createTenant('one-trip-stored');
+    const { id } = await client.createSession(own, { model: 'gpt-4.1' });
+    const big = (tag: string) => Array.from({ length: 4_000 }, (_, i) => `${tag} line ${i}: ${'x'.repeat(20)}`).join('\n');
+    const turn = (n: number, output: string) => [
+      { type: 'message.added', data: { message: { role: 'assistant', parts: [{ type: 'tool_call', callId: `s${n}`, name: 'bash', input: {} }] } } },
+      { type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId: `s${n}`, output }] } } },
+    ];
+    const append = (events: unknown[]) => client.append(own, id, { events });
+    expect((await append([userMessage('start')])).body.headSeq).toBe(2);
+    // The same output twice (one content, two refs), then another one.
+    for (const [n, output] of [[1, big('a')], [2, big('a')], [3, big('b')]] as const) expect((await append(turn(n, output))).status).toBe(201);
+    const results = (await client.allEvents(own, id)).filter((e) => e.data.message?.role === 'tool').map((e) => e.data.message.parts[0]);
+    expect(results.map((p: { truncated: boolean }) => p.truncated)).toEqual([true, true, true]);
+    const refs = results.map((p: { outputRef: { id: string; sha256: string } }) => p.outputRef);
+    expect(new Set(refs.map((r: { id: string }) => r.id)).size).toBe(3);
+    expect(refs[0].sha256).toBe(refs[1].sha256);
+    for (const [i, expected] of [big('a'), big('a'), big('b')].entries()) {
+      const raw = await client.request('GET', `/v1/tool-outputs/${refs[i].id}/raw`, { key: own });
+      expect([raw.status, raw.text === expected]).toEqual([200, true]);
+    }
+    const grep = await client.request('GET', `/v1/tool-outputs/${refs[2].id}/grep?pattern=${encodeURIComponent('b line 3999:')}`, { key: own });
+    expect([grep.status, grep.body.matches?.length]).toEqual([200, 1]);
+  });
+
   it('a result answering a call of an earlier batch goes in one round trip while the call is open; one another API answered fails its statement and the ordinary path refuses it', async () => {
     const port = await freePort();
     const other = await startReady('api', { ...service.env, PORT: String(port) }, `http://127.0.0.1:${port}/healthz`);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Tx } from '@app/database';
 import { AlongsideRows, assertStoredEventData, CLIENT_EVENT_TYPES, NewEvent, pivotMovedBy } from '@app/domain';
 import type { SessionConfigs } from './session-row';
@@ -118,6 +119,9 @@ export function isDuplicateToolCallId(error: unknown): boolean {
 
 type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
 
+/** The chunks an append in one round trip writes at most, each a parameter of its statement (as insertChunks' batches). */
+export const ONE_TRIP_MAX_CHUNKS = 32;
+
 /**
  * The CTEs writing `rows` when the head query found the row, their parameters
  * numbered from `first`, and the condition the head's move adds.
@@ -142,6 +146,39 @@ function alongsideCtes(rows: AlongsideRows | undefined, first: number): { ctes: 
        SELECT current_tenant(), t.ref_id, $1, NULL, t.seq
          FROM head, unnest(${next(refs.map((r) => r.refId))}::text[], ${next(refs.map((r) => r.attachedSeq))}::bigint[]) AS t(ref_id, seq)
         WHERE head.seq IS NOT NULL)`);
+  }
+  if (rows && rows.storedOutputs.length > 0) {
+    // One content row per sha256, upserted in sha256 order (as upsertContents: two appends of the same outputs
+    // lock them in the same order); an existing one is touched and locked, its chunks are not written again.
+    const distinct = [...new Map(rows.storedOutputs.map((o) => [Buffer.from(o.sha256).toString('hex'), o])).values()].sort((a, b) => Buffer.compare(a.sha256, b.sha256));
+    const token = next(randomBytes(8).readBigUInt64BE().toString());
+    ctes.push(`contents AS (
+       INSERT INTO tool_output_contents (tenant_id, sha256, byte_size, line_count, chunk_count, created_xid)
+       SELECT current_tenant(), t.sha256, t.byte_size, t.line_count, t.chunk_count, ${token}::xid8
+         FROM head, unnest(${next(distinct.map((o) => Buffer.from(o.sha256)))}::bytea[], ${next(distinct.map((o) => o.byteSize))}::bigint[], ${next(distinct.map((o) => o.lineCount))}::bigint[], ${next(distinct.map((o) => o.chunkCount))}::int[])
+              WITH ORDINALITY AS t(sha256, byte_size, line_count, chunk_count, ord)
+        WHERE head.seq IS NOT NULL
+        ORDER BY t.ord
+       ON CONFLICT (tenant_id, sha256) DO UPDATE SET last_used_at = excluded.last_used_at
+       RETURNING content_id, sha256, created_xid)`);
+    // Each chunk's bytes a binary parameter of its own (a bytea[] would go as hex text).
+    const chunkRows = distinct.flatMap((o) =>
+      o.chunks.map(
+        (c) =>
+          `(${next(Buffer.from(o.sha256))}::bytea, ${next(c.byteOffset)}::bigint, ${next(c.byteLength)}::int, ${next(c.firstLine)}::bigint, ${next(c.lineCount)}::int, ${next(Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.byteLength))}::bytea)`,
+      ),
+    );
+    ctes.push(`chunks AS (
+       INSERT INTO tool_output_chunks (tenant_id, content_id, byte_offset, byte_length, first_line, line_count, data)
+       SELECT current_tenant(), c.content_id, v.byte_offset, v.byte_length, v.first_line, v.line_count, v.data
+         FROM contents c JOIN (VALUES ${chunkRows.join(', ')}) AS v(sha256, byte_offset, byte_length, first_line, line_count, data) ON v.sha256 = c.sha256
+        WHERE c.created_xid = ${token}::xid8)`);
+    const outputs = rows.storedOutputs;
+    ctes.push(`stored_refs AS (
+       INSERT INTO tool_output_refs (tenant_id, ref_id, session_id, content_id, attached_seq)
+       SELECT current_tenant(), r.ref_id, $1, c.content_id, r.seq
+         FROM contents c JOIN unnest(${next(outputs.map((o) => o.refId))}::text[], ${next(outputs.map((o) => Buffer.from(o.sha256)))}::bytea[], ${next(outputs.map((o) => o.attachedSeq))}::bigint[]) AS r(ref_id, sha256, seq)
+              ON r.sha256 = c.sha256)`);
   }
   if (rows && rows.answers.length > 0) {
     const { answers } = rows;

@@ -18,7 +18,7 @@ import {
   payloadHash,
   referencedCallIds,
 } from '@app/domain';
-import { isDuplicateEventId, isDuplicateToolCallId, isFailedAppendExpectation, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
+import { isDuplicateEventId, isDuplicateToolCallId, isFailedAppendExpectation, ONE_TRIP_MAX_CHUNKS, OutboxRow, EventJsonRow, readEventPage, logWriter, SessionConfigs } from '@app/event-store';
 import { AppendCommitted, AppendWrites } from '@app/use-cases';
 import { hasQuota, TenantLimitsService } from '../limits/tenant-limits';
 import { boundsWithoutTrigger, triggerAfterAppend } from '../compactions/compaction-trigger';
@@ -189,8 +189,9 @@ export class EventsService {
    * (and, for tool results, settings) and view bound this process knows,
    * that certainly stays below the compaction trigger, whose tool results
    * answer calls it issues itself or calls this process saw issued and not
-   * answered, and whose outputs its events keep whole
-   * (ToolOutputAppend.inlineOnly). It is decided on the state this process
+   * answered, and whose outputs were sent in it (ToolOutputAppend.placeSent:
+   * kept whole in their events, or stored with their chunks by the same
+   * statement). It is decided on the state this process
    * knows (the head of the bound, no stored id, the open calls it saw, not
    * archived); the statement's conditions (the same row at that head with
    * the same settings, not archived, not a fork) stand for the lock's read
@@ -215,9 +216,9 @@ export class EventsService {
     const assumed = { sessionId, headSeq: head, model, archived: false, stored: [], knownCalls };
     const decision = decideOrUndefined(assumed, { events, hashes, quotas: false });
     if (decision?.kind !== 'write') return undefined;
-    const placed = decision.rows ? undefined : configs && this.toolOutputs.inlineOnly(head, events, configs);
+    const placed = decision.rows ? undefined : configs && this.toolOutputs.placeSent(head, events, configs);
     const rows = decision.rows ?? (placed && appendRows(placed.events, events, hashes, model));
-    if (!rows) return undefined;
+    if (!rows || (placed && placed.storedOutputs.reduce((sum, o) => sum + o.chunks.length, 0) > ONE_TRIP_MAX_CHUNKS)) return undefined;
     const bounds = boundsWithoutTrigger(this.viewBounds, tenantId, sessionId, events, rows.reduce((sum, row) => sum + row.tokens, 0));
     if (!bounds || bounds.known.seq !== head) return undefined;
     const { issued, answered } = decision.ledger;
@@ -227,7 +228,8 @@ export class EventsService {
       ? {
           calls: issued.map((c) => ({ ...c, answeredSeq: answeredSeq.get(c.callId) ?? null })),
           answers: answered.filter((a) => !issuedIds.has(a.callId)),
-          inlineRefs: placed?.refs ?? [],
+          inlineRefs: placed?.inlineRefs ?? [],
+          storedOutputs: placed?.storedOutputs ?? [],
         }
       : undefined;
     const expected = { headSeq: head, model, createdAt: bounds.known.createdAt, ...(placed ? { configs } : {}) };

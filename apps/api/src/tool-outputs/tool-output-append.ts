@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Tx } from '@app/database';
-import { invalid, NewEvent, sessionSettings, ToolResultPart } from '@app/domain';
+import { AlongsideRows, invalid, NewEvent, sessionSettings, ToolResultPart } from '@app/domain';
 import {
   buildInContextView,
   buildInContextViewFromParts,
@@ -92,12 +92,7 @@ export class ToolOutputAppend {
       const placed = placeOutputs(sent, viewConfig);
       const stored = placed
         .filter((p) => p.placement === 'stored')
-        .map((p) => {
-          const bytes = Buffer.from(p.r.result.output, 'utf8');
-          const splitter = new ChunkSplitter();
-          const chunks = [...splitter.push(bytes), ...splitter.end()];
-          return { ...p, chunks, totals: { sha256: sha256(bytes), byteSize: bytes.length, lineCount: splitter.totals.lineCount, chunkCount: chunks.length } };
-        });
+        .map(withChunks);
       const distinct = new Map(stored.map((s) => [s.totals.sha256.toString('hex'), s]));
       const contents = distinct.size > 0 ? await upsertContents(tx, [...distinct.values()].map((s) => s.totals)) : new Map<string, { contentId: number; inserted: boolean }>();
       const inserts = [...distinct].filter(([hex]) => contents.get(hex)!.inserted).map(([hex, s]) => insertChunks(tx, contents.get(hex)!.contentId, s.chunks));
@@ -105,7 +100,7 @@ export class ToolOutputAppend {
       // An inline output's ref has no content: it names the event that keeps the output.
       inserts.push(insertRefs(tx, sessionId, placed.map((p) => ({ refId: p.refId, contentId: contentOf.get(p.refId) ?? null, attachedSeq: seqOf(p.r.event) }))));
       writes.push(...inserts);
-      for (const s of stored) replaced.set(s.r, { ...s.r.result, output: s.view.view, outputRef: refView({ refId: s.refId, ...s.totals }), truncated: s.view.truncated });
+      for (const s of stored) replaced.set(s.r, storedPart(s));
       for (const p of placed) if (p.placement === 'inline') replaced.set(p.r, inlinePart(p));
     }
 
@@ -115,21 +110,25 @@ export class ToolOutputAppend {
   }
 
   /**
-   * The batch as written when every tool output it carries is sent whole and
-   * kept in its event (`outputPlacement` inline): its events and the refs
-   * that name them, decided without the database (an append in one round
-   * trip). Undefined when an output cites an uploaded ref or goes to the
-   * tool-output tables, or the cache is off: prepareAppend decides those.
+   * The batch as written when every tool output it carries was sent in it
+   * (none cites an uploaded ref), decided without reading the database (an
+   * append in one round trip): its events, the refs of the outputs they keep
+   * whole (`outputPlacement` inline) and the outputs that go to the
+   * tool-output tables with their chunks. Undefined when an output cites a
+   * ref or the cache is off: prepareAppend decides those.
    */
-  inlineOnly(headSeq: number, events: readonly NewEvent[], configs: SessionConfigs): { events: NewEvent[]; refs: InlineRef[] } | undefined {
+  placeSent(headSeq: number, events: readonly NewEvent[], configs: SessionConfigs): SentOutputs | undefined {
     const results = toolResultsOf(events);
     const { toolOutput } = sessionSettings(configs).config;
     if (!toolOutput.enabled || results.some((r) => r.result.outputRef !== undefined)) return undefined;
     const placed = placeOutputs(results, viewConfigOfSettings(toolOutput));
-    if (placed.some((p) => p.placement !== 'inline')) return undefined;
+    const attachedSeq = (p: { r: ResultAt }) => headSeq + p.r.event + 1;
+    const stored = placed.filter((p) => p.placement === 'stored').map(withChunks);
+    const parts = new Map<ResultAt, ToolResultPart>([...placed.filter((p) => p.placement === 'inline').map((p) => [p.r, inlinePart(p)] as const), ...stored.map((s) => [s.r, storedPart(s)] as const)]);
     return {
-      events: withParts(events, new Map(placed.map((p) => [p.r, inlinePart(p)]))),
-      refs: placed.map((p) => ({ refId: p.refId, contentId: null, attachedSeq: headSeq + p.r.event + 1 })),
+      events: withParts(events, parts),
+      inlineRefs: placed.filter((p) => p.placement === 'inline').map((p) => ({ refId: p.refId, attachedSeq: attachedSeq(p) })),
+      storedOutputs: stored.map((s) => ({ refId: s.refId, attachedSeq: attachedSeq(s), ...s.totals, chunks: s.chunks })),
     };
   }
 
@@ -157,8 +156,12 @@ export class ToolOutputAppend {
   }
 }
 
-/** An inline output's ref: it has no content and names the event that keeps the output. */
-export type InlineRef = { refId: string; contentId: null; attachedSeq: number };
+/** A batch's events as written and its outputs' rows, decided without reads (ToolOutputAppend.placeSent). */
+export interface SentOutputs {
+  events: NewEvent[];
+  inlineRefs: AlongsideRows['inlineRefs'];
+  storedOutputs: AlongsideRows['storedOutputs'];
+}
 
 /** Every tool result part of the batch, where it is. */
 function toolResultsOf(events: readonly NewEvent[]): ResultAt[] {
@@ -179,6 +182,19 @@ function placeOutputs(sent: readonly ResultAt[], viewConfig: ToolOutputViewConfi
     const view = buildInContextView(r.result.output, refId, viewConfig);
     return { r, refId, view, placement: outputPlacement(r.result.output, view) };
   });
+}
+
+/** A placed output to be stored, with its chunks and totals. */
+function withChunks<P extends { r: ResultAt }>(p: P) {
+  const bytes = Buffer.from(p.r.result.output, 'utf8');
+  const splitter = new ChunkSplitter();
+  const chunks = [...splitter.push(bytes), ...splitter.end()];
+  return { ...p, chunks, totals: { sha256: sha256(bytes), byteSize: bytes.length, lineCount: splitter.totals.lineCount, chunkCount: chunks.length } };
+}
+
+/** A result whose output the tool-output tables keep: its event holds the view and the ref. */
+function storedPart(s: ReturnType<typeof withChunks<{ r: ResultAt; refId: string; view: InContextView }>>): ToolResultPart {
+  return { ...s.r.result, output: s.view.view, outputRef: refView({ refId: s.refId, ...s.totals }), truncated: s.view.truncated };
 }
 
 /** A result whose output its event keeps whole. */

@@ -1,3 +1,4 @@
+import type { OutputChunk } from '../tool-output/chunking';
 import { AppendState, EventRow } from './decide-append';
 
 /** What the lock read looks up for a batch besides the session row. */
@@ -29,6 +30,19 @@ export interface AlongsideRows {
   calls: ReadonlyArray<{ callId: string; name: string; seq: number; answeredSeq: number | null }>;
   answers: ReadonlyArray<{ callId: string; seq: number }>;
   inlineRefs: ReadonlyArray<{ refId: string; attachedSeq: number }>;
+  /** Outputs for the tool-output tables: a ref each, the content and its chunks written once per sha256. */
+  storedOutputs: ReadonlyArray<StoredOutputRows>;
+}
+
+/** An output the tool-output tables keep: its ref, its content's totals and its chunks. */
+export interface StoredOutputRows {
+  refId: string;
+  attachedSeq: number;
+  sha256: Uint8Array;
+  byteSize: number;
+  lineCount: number;
+  chunkCount: number;
+  chunks: readonly OutputChunk[];
 }
 
 /**
