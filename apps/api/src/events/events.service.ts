@@ -69,8 +69,8 @@ interface KnownSession {
   openCalls?: ReadonlyMap<string, string>;
 }
 
-/** Open calls remembered per session; the oldest go first beyond it (an agent runs a few at a time). */
-const OPEN_CALLS = 64;
+/** Open calls remembered per session, the oldest going first beyond it: an agent runs a few at a time, and 50,000 sessions at most hold 800,000 (~80 MB). */
+const OPEN_CALLS = 16;
 
 /** `open` after a decided write: its issued calls open, its answered ones not. */
 function openCallsAfter(open: ReadonlyMap<string, string> | undefined, ledger: DecidedWrite['ledger']): ReadonlyMap<string, string> {
