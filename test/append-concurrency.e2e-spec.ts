@@ -239,9 +239,15 @@ describe('concurrent appends to one session', () => {
       // The other API answers c: this process still holds it open, its statement fails, and nothing is written.
       expect((await append(new Client(`http://127.0.0.1:${port}`), [result('c')])).body.events).toEqual([expect.objectContaining({ seq: 6 })]);
       expectProblem(await append(client, [result('c')]), 400, 'duplicate_tool_result');
+      // A named result is assumed to answer an open call; for one never issued the statement fails, and the ordinary path refuses it.
+      const named = (callId: string) => ({ type: 'message.added', data: { message: { role: 'tool', parts: [{ type: 'tool_result', callId, name: 'grep', output: 'none' }] } } });
+      expectProblem(await append(client, [named('never')]), 400, 'unknown_tool_call');
+      // The other API issued d: this process never saw it, and its named result goes through.
+      expect((await append(new Client(`http://127.0.0.1:${port}`), [calls(['d'])])).body.headSeq).toBe(7);
+      expect((await append(client, [named('d')])).body.events).toEqual([expect.objectContaining({ seq: 8 })]);
       const events = await client.allEvents(own, id);
-      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(events.slice(3).map((e) => e.data.message.parts[0].name)).toEqual(['grep', 'grep', 'grep']);
+      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(events.slice(3).map((e) => e.data.message.parts[0].name)).toEqual(['grep', 'grep', 'grep', 'grep', 'grep']);
     } finally {
       await other.stop();
     }

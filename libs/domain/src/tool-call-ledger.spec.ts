@@ -1,5 +1,5 @@
 import { NewEvent, Part, Role } from './events';
-import { applyToolCallLedger, hasToolResults, KnownToolCall, referencedCallIds } from './tool-call-ledger';
+import { applyToolCallLedger, assumedOpenCalls, hasToolResults, KnownToolCall, referencedCallIds } from './tool-call-ledger';
 import { errorOf } from './testing/expect-domain-error';
 import { given } from './testing/given';
 
@@ -30,6 +30,28 @@ describe('referencedCallIds', () => {
 
   it('is empty for a batch without tool parts', () => {
     expect(referencedCallIds([message('user', text('hi')), step])).toEqual([]);
+  });
+});
+
+describe('assumedOpenCalls', () => {
+  it('assumes open each call the batch answers without issuing it, named by its result or else by what the caller saw issued', () => {
+    // given a batch issuing c1 and answering it, and answering c2 (named) and c3 (unnamed, seen issued as grep)
+    const events = [message('assistant', call('c1')), message('tool', result('c1'), result('c2', 'bash'), result('c3'))];
+    // when
+    const assumed = assumedOpenCalls(events, (callId) => (callId === 'c3' ? 'grep' : undefined));
+    // then
+    expect(assumed).toEqual([
+      { callId: 'c2', name: 'bash', answered: false },
+      { callId: 'c3', name: 'grep', answered: false },
+    ]);
+  });
+
+  it('assumes nothing when an unnamed result answers a call the caller did not see: only the ledger has its name', () => {
+    expect(assumedOpenCalls([message('tool', result('c9'))], () => undefined)).toBeUndefined();
+  });
+
+  it('assumes nothing for a batch that answers only its own calls', () => {
+    expect(assumedOpenCalls([message('assistant', call('c1'), call('c2')), message('tool', result('c1'), result('c2'))], () => undefined)).toEqual([]);
   });
 });
 

@@ -31,6 +31,32 @@ export function referencedCallIds(events: readonly NewEvent[]): string[] {
 }
 
 /**
+ * The calls a batch answers without issuing them, as the ledger has to hold
+ * them (issued, not answered) for the batch to pass: what an append decided
+ * before reading the ledger assumes, and its statement then checks. Each
+ * takes the name its result gives, else `nameOf`'s (what the caller saw
+ * issued); undefined when a result has neither, since the ledger's name
+ * would fill it.
+ */
+export function assumedOpenCalls(events: readonly NewEvent[], nameOf: (callId: string) => string | undefined): KnownToolCall[] | undefined {
+  const issued = new Set<string>();
+  const answered = new Map<string, string | undefined>();
+  for (const e of events) {
+    if (e.type !== 'message.added') continue;
+    for (const p of e.data.message.parts) {
+      if (p.type === 'tool_call') issued.add(p.callId);
+      else if (p.type === 'tool_result' && !issued.has(p.callId)) answered.set(p.callId, p.name || answered.get(p.callId) || nameOf(p.callId));
+    }
+  }
+  const calls: KnownToolCall[] = [];
+  for (const [callId, name] of answered) {
+    if (name === undefined) return undefined;
+    calls.push({ callId, name, answered: false });
+  }
+  return calls;
+}
+
+/**
  * Enforces, at write time, the pairing the model view relies on: a call id is
  * issued once per session, a result answers an issued call, and only once.
  * Fills a result's missing tool name from its call.

@@ -8,6 +8,7 @@ import {
   AppendDecision,
   appendRows,
   AppendState,
+  assumedOpenCalls,
   decideAppend,
   DecidedWrite,
   DomainError,
@@ -188,8 +189,8 @@ export class EventsService {
    * expectedSeq, Idempotency-Key, rule or quota, of a session whose model
    * (and, for tool results, settings) and view bound this process knows,
    * that certainly stays below the compaction trigger, whose tool results
-   * answer calls it issues itself or calls this process saw issued and not
-   * answered, and whose outputs were sent in it (ToolOutputAppend.placeSent:
+   * answer calls it issues itself or calls assumed open (named by the result,
+   * or seen issued by this process: assumedOpenCalls), and whose outputs were sent in it (ToolOutputAppend.placeSent:
    * kept whole in their events, or stored with their chunks by the same
    * statement). It is decided on the state this process
    * knows (the head of the bound, no stored id, the open calls it saw, not
@@ -209,10 +210,8 @@ export class EventsService {
     // On Citus the calls and refs go in statements of their own (the ordinary path).
     if (!known || head === undefined || (withCalls && this.config.database.citus)) return undefined;
     const { model, configs, openCalls } = known;
-    const knownCalls = referencedCallIds(events).flatMap((callId) => {
-      const name = openCalls?.get(callId);
-      return name === undefined ? [] : [{ callId, name, answered: false }];
-    });
+    const knownCalls = assumedOpenCalls(events, (callId) => openCalls?.get(callId));
+    if (!knownCalls) return undefined;
     const assumed = { sessionId, headSeq: head, model, archived: false, stored: [], knownCalls };
     const decision = decideOrUndefined(assumed, { events, hashes, quotas: false });
     if (decision?.kind !== 'write') return undefined;
