@@ -12,6 +12,10 @@
  *      a small JSON answer), no guard and no database;
  *   5. an empty page of the raw log past the head: the fixed cost of an
  *      authenticated read (guard, query DTO, tenant transaction, one row);
+ *   6. the raw log of a session of LOG_TURNS turns, each 10th with a 100 KB
+ *      result (stored in the tool-output tables, the event keeping its
+ *      view), as peers reads it: its last 20 events, which hold such a
+ *      turn, and the whole history, 1,000 events a page;
  * and reads the API process's utime+stime (/proc/<pid>/stat) around each
  * phase: CPU per request does not depend on how busy the other cores are, as
  * wall time does. Then it stops the API with SIGTERM (so a --cpu-prof profile
@@ -49,6 +53,7 @@ const TURNS = Number(process.env.TURNS ?? 300);
 const SMALL = Number(process.env.SMALL ?? 1500);
 const READS = Number(process.env.READS ?? 800);
 const PROBES = Number(process.env.PROBES ?? 3000);
+const LOG_TURNS = Number(process.env.LOG_TURNS ?? 50);
 const WARMUP = 100;
 
 interface Phase {
@@ -137,6 +142,19 @@ async function main(): Promise<void> {
       expectStatus(await http.call('GET', `/v1/sessions/${small}/events?afterSeq=1000000000&limit=20`, key), 200, 'empty page');
     };
     await phase(pid, WARMUP, emptyPage);
+    const log = await session();
+    for (let i = 0; i < LOG_TURNS; i++) expectStatus(await http.call('POST', `/v1/sessions/${log}/events`, key, { events: agentTurn(random, i) }), 201, 'log turn');
+    const { headSeq } = expectStatus(await http.call('GET', `/v1/sessions/${log}`, key), 200, 'log session');
+    const last20 = async () => {
+      expectStatus(await http.call('GET', `/v1/sessions/${log}/events?afterSeq=${headSeq - 20}&limit=20`, key), 200, 'last 20');
+    };
+    const history = async () => {
+      for (let afterSeq: number | null = 0; afterSeq !== null; ) {
+        afterSeq = expectStatus(await http.call('GET', `/v1/sessions/${log}/events?afterSeq=${afterSeq}&limit=1000`, key), 200, 'history page').nextAfterSeq;
+      }
+    };
+    await phase(pid, WARMUP, last20);
+    await phase(pid, WARMUP / 10, history);
     const result = {
       main: API_MAIN,
       turn: await phase(pid, TURNS, appendTurn),
@@ -144,6 +162,8 @@ async function main(): Promise<void> {
       context: await phase(pid, READS, read),
       health: await phase(pid, PROBES, probe),
       emptyPage: await phase(pid, PROBES, emptyPage),
+      last20: await phase(pid, READS, last20),
+      history: await phase(pid, READS / 4, history),
     };
     console.log(JSON.stringify(result));
   } finally {
