@@ -102,10 +102,13 @@ describe('query plans of the append path on a long session', () => {
 
   it('records answers to earlier calls by one probe per id, not by joining every call of the session', async () => {
     const plans: Array<Record<string, any>> = [];
-    await recordToolCalls(explaining(plans), SESSION, [], [
-      { callId: 'call_7', seq: 5_000 },
-      { callId: 'call_2999', seq: 5_001 },
-    ]);
+    await recordToolCalls(explaining(plans), SESSION, {
+      issued: [],
+      answered: [
+        { callId: 'call_7', seq: 5_000 },
+        { callId: 'call_2999', seq: 5_001 },
+      ],
+    });
     expect(plans).toHaveLength(1);
     expect(discarded(plans[0])).toBe(0);
     expect(mostRowsScanned(plans[0])).toBeLessThanOrEqual(2);
@@ -117,6 +120,6 @@ describe('query plans of the append path on a long session', () => {
   });
 
   it('refuses to record an answer whose call is not there, rather than dropping it', async () => {
-    await expect(recordToolCalls(tx, SESSION, [], [{ callId: 'call_none', seq: 5_002 }])).rejects.toThrow('0 of 1 answered tool calls recorded');
+    await expect(recordToolCalls(tx, SESSION, { issued: [], answered: [{ callId: 'call_none', seq: 5_002 }] })).rejects.toThrow('0 of 1 answered tool calls recorded');
   });
 });

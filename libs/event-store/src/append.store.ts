@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Tx } from '@app/database';
-import { AlongsideRows, assertStoredEventData, CLIENT_EVENT_TYPES, NewEvent, pivotMovedBy } from '@app/domain';
+import { AlongsideRows, assertStoredEventData, CLIENT_EVENT_TYPES, EventRow, pivotMovedBy } from '@app/domain';
 import type { SessionConfigs } from './session-row';
 
 // The append's statements: the session lock with its event-id lookup, and the insert at the head.
@@ -117,7 +117,17 @@ export function isDuplicateToolCallId(error: unknown): boolean {
 }
 
 
-type EventRow = { event: NewEvent; payloadHash: Buffer; tokens: number };
+/** Rows as the parameters of an insert's `ROWS FROM (unnest(ids), unnest(types), jsonb_array_elements(data), unnest(tokens), unnest(hashes))`. */
+export function eventColumns(rows: readonly EventRow[]): [string[], string[], string, number[], Buffer[]] {
+  return [
+    rows.map((r) => r.event.id),
+    rows.map((r) => r.event.type),
+    // One JSON document, not a jsonb[]: pg escapes every element of an array literal in JS, which cost more than the insert.
+    JSON.stringify(rows.map((r) => r.event.data)),
+    rows.map((r) => r.tokens),
+    rows.map((r) => r.payloadHash),
+  ];
+}
 
 /** The chunks an append in one round trip writes at most, each a parameter of its statement (as insertChunks' batches). */
 export const ONE_TRIP_MAX_CHUNKS = 32;
@@ -223,12 +233,7 @@ function insertAtHead(head: string, sessionId: string, events: readonly EventRow
      RETURNING head_seq`,
     [
       sessionId,
-      events.map((e) => e.event.id),
-      events.map((e) => e.event.type),
-      // One JSON document, not a jsonb[]: pg escapes every element of an array literal in JS, which cost more than the insert.
-      JSON.stringify(events.map((e) => e.event.data)),
-      events.map((e) => e.tokens),
-      events.map((e) => e.payloadHash),
+      ...eventColumns(events),
       events.length,
       pivot?.offset ?? null,
       pivot?.coveredThroughSeq ?? null,
@@ -285,11 +290,7 @@ function insertAtHeadOnCitus(tx: Tx, sessionId: string, events: readonly EventRo
     [
       sessionId,
       ...row.params,
-      events.map((e) => e.event.id),
-      events.map((e) => e.event.type),
-      JSON.stringify(events.map((e) => e.event.data)),
-      events.map((e) => e.tokens),
-      events.map((e) => e.payloadHash),
+      ...eventColumns(events),
     ],
   );
   const moved = tx.query(

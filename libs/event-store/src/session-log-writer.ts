@@ -25,14 +25,14 @@ export const logWriter: SessionLogWriter<Tx, SessionConfigs> = {
     // The events, the tool calls and the other writes go out in one burst (pipelined, in this order).
     const [headSeq] = await Promise.all([
       written ?? insertEvents(tx, sessionId, firstSeq - 1, rows),
-      recordToolCalls(tx, sessionId, ledger.issued, ledger.answered),
+      recordToolCalls(tx, sessionId, ledger),
       ...alongside,
     ]);
     return headSeq;
   },
 
   async writeImported(tx, sessionId, { firstSeq, rows, ledger }, createdAt) {
-    const [headSeq] = await Promise.all([insertImportedEvents(tx, sessionId, firstSeq, rows, createdAt), recordToolCalls(tx, sessionId, ledger.issued, ledger.answered)]);
+    const [headSeq] = await Promise.all([insertImportedEvents(tx, sessionId, firstSeq, rows, createdAt), recordToolCalls(tx, sessionId, ledger)]);
     return headSeq;
   },
 

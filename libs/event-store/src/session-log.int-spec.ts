@@ -75,18 +75,16 @@ describe('session log (store, real PostgreSQL)', () => {
     // given
     await newSession('log-d');
     await inTenant((tx) =>
-      recordToolCalls(
-        tx,
-        'log-d',
-        [
+      recordToolCalls(tx, 'log-d', {
+        issued: [
           { callId: 'call-1', name: 'bash', seq: 2 },
           { callId: 'call-2', name: 'read', seq: 2 },
         ],
-        [],
-      ),
+        answered: [],
+      }),
     );
     // when
-    await inTenant((tx) => recordToolCalls(tx, 'log-d', [], [{ callId: 'call-1', seq: 3 }]));
+    await inTenant((tx) => recordToolCalls(tx, 'log-d', { issued: [], answered: [{ callId: 'call-1', seq: 3 }] }));
     // then
     const calls = await inTenant((tx) => findToolCalls(tx, 'log-d', ['call-1', 'call-2', 'call-9']));
     expect(calls.sort((a, b) => a.callId.localeCompare(b.callId))).toEqual([
@@ -130,7 +128,7 @@ describe('session log (store, real PostgreSQL)', () => {
     const asked = say('p1', 'user', 'list the files');
     const call: NewEvent = { id: 'p2', type: 'message.added', data: { message: { id: 'p2', role: 'assistant', parts: [{ type: 'tool_call', callId: 'c1', name: 'bash', input: {} }] } } };
     await inTenant((tx) => insertEvents(tx, 'log-port', 0, [row(asked), row(call)]));
-    await inTenant((tx) => recordToolCalls(tx, 'log-port', [{ callId: 'c1', name: 'bash', seq: 2 }], []));
+    await inTenant((tx) => recordToolCalls(tx, 'log-port', { issued: [{ callId: 'c1', name: 'bash', seq: 2 }], answered: [] }));
     // when
     const lookup = { eventIds: ['p1', 'p3'], lookup: 'log' as const, callIds: ['c1'], withConfigs: false };
     const locked = await inTenant((tx) => logWriter.lock(tx, 'log-port', lookup));

@@ -1,4 +1,5 @@
 import { Tx } from '@app/database';
+import { DecidedWrite, ledgerRows } from '@app/domain';
 
 // The tool-call ledger's rows (session_tool_calls), behind the domain's rule that a call id is issued once and answered once.
 
@@ -33,24 +34,17 @@ export async function findToolCalls(tx: Tx, sessionId: string, callIds: string[]
   }));
 }
 
-/** Records issued calls and answers; the primary key backs the duplicate-id rule. */
-export async function recordToolCalls(
-  tx: Tx,
-  sessionId: string,
-  issued: ReadonlyArray<{ callId: string; name: string; seq: number }>,
-  answered: ReadonlyArray<{ callId: string; seq: number }>,
-): Promise<void> {
+/** Records a decision's issued calls and answers; the primary key backs the duplicate-id rule. */
+export async function recordToolCalls(tx: Tx, sessionId: string, ledger: DecidedWrite['ledger']): Promise<void> {
   // A call answered in the batch that issued it (a whole turn in one append) is inserted answered: one statement, not two.
-  const answeredSeq = new Map(answered.map((a) => [a.callId, a.seq]));
-  const issuedIds = new Set(issued.map((c) => c.callId));
-  const answeredBefore = answered.filter((a) => !issuedIds.has(a.callId));
+  const { calls: issued, answers: answeredBefore } = ledgerRows(ledger);
   if (issued.length > 0) {
     await tx.query(
       `INSERT INTO session_tool_calls (tenant_id, session_id, call_id, name, issued_seq, answered_seq)
        SELECT tn.tenant_id, $1, t.call_id, t.name, t.seq, t.answered
          FROM tenants tn, unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS t(call_id, name, seq, answered)
         WHERE tn.tenant_id = current_tenant()`,
-      [sessionId, issued.map((c) => c.callId), issued.map((c) => c.name), issued.map((c) => c.seq), issued.map((c) => answeredSeq.get(c.callId) ?? null)],
+      [sessionId, issued.map((c) => c.callId), issued.map((c) => c.name), issued.map((c) => c.seq), issued.map((c) => c.answeredSeq)],
     );
   }
   if (answeredBefore.length > 0) {

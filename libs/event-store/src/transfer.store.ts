@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Tx } from '@app/database';
 import { EventRow } from '@app/domain';
+import { eventColumns } from './append.store';
 
 /**
  * Writes imported events at head+1.. (`firstSeq`) with their original times
@@ -21,11 +22,7 @@ export async function insertImportedEvents(tx: Tx, sessionId: string, firstSeq: 
       [
         sessionId,
         firstSeq,
-        rows.map((r) => r.event.id),
-        rows.map((r) => r.event.type),
-        JSON.stringify(rows.map((r) => r.event.data)),
-        rows.map((r) => r.tokens),
-        rows.map((r) => r.payloadHash),
+        ...eventColumns(rows),
         createdAt,
       ],
     ),

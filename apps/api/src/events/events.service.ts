@@ -10,11 +10,12 @@ import {
   AppendState,
   assumedOpenCalls,
   decideAppend,
-  DecidedWrite,
   DomainError,
   hasToolResults,
+  ledgerRows,
   nativeAppendRequest,
   NewEvent,
+  openCallsAfter,
   parseAppendBatch,
   payloadHash,
   referencedCallIds,
@@ -72,15 +73,6 @@ interface KnownSession {
 
 /** Open calls remembered per session, the oldest going first beyond it: an agent runs a few at a time, and 50,000 sessions at most hold 800,000 (~80 MB). */
 const OPEN_CALLS = 16;
-
-/** `open` after a decided write: its issued calls open, its answered ones not. */
-function openCallsAfter(open: ReadonlyMap<string, string> | undefined, ledger: DecidedWrite['ledger']): ReadonlyMap<string, string> {
-  const next = new Map(open);
-  for (const call of ledger.issued) next.set(call.callId, call.name);
-  for (const answer of ledger.answered) next.delete(answer.callId);
-  for (const callId of next.keys()) if (next.size > OPEN_CALLS) next.delete(callId);
-  return next;
-}
 
 /** The decision on an assumed state, or undefined where that state refuses: the ordinary path then decides on the real one. */
 function decideOrUndefined(state: AppendState, command: AppendCommand): AppendDecision | undefined {
@@ -220,22 +212,14 @@ export class EventsService {
     if (!rows || (placed && placed.storedOutputs.reduce((sum, o) => sum + o.chunks.length, 0) > ONE_TRIP_MAX_CHUNKS)) return undefined;
     const bounds = boundsWithoutTrigger(this.viewBounds, tenantId, sessionId, events, rows.reduce((sum, row) => sum + row.tokens, 0));
     if (!bounds || bounds.known.seq !== head) return undefined;
-    const { issued, answered } = decision.ledger;
-    const answeredSeq = new Map(answered.map((a) => [a.callId, a.seq]));
-    const issuedIds = new Set(issued.map((c) => c.callId));
     const alongside = withCalls
-      ? {
-          calls: issued.map((c) => ({ ...c, answeredSeq: answeredSeq.get(c.callId) ?? null })),
-          answers: answered.filter((a) => !issuedIds.has(a.callId)),
-          inlineRefs: placed?.inlineRefs ?? [],
-          storedOutputs: placed?.storedOutputs ?? [],
-        }
+      ? { ...ledgerRows(decision.ledger), inlineRefs: placed?.inlineRefs ?? [], storedOutputs: placed?.storedOutputs ?? [] }
       : undefined;
     const expected = { headSeq: head, model, createdAt: bounds.known.createdAt, ...(placed ? { configs } : {}) };
     const headSeq = await this.db.tenantOneTrip(tenantId, (tx) => logWriter.writeIfUnchanged(tx, sessionId, expected, rows, alongside));
     if (headSeq === undefined) return undefined;
     this.viewBounds.set(tenantId, sessionId, bounds.next);
-    if (withCalls) this.sessions.set(tenantId, sessionId, { ...known, openCalls: openCallsAfter(openCalls, decision.ledger) });
+    if (withCalls) this.sessions.set(tenantId, sessionId, { ...known, openCalls: openCallsAfter(openCalls, decision.ledger, OPEN_CALLS) });
     return { result: decision.response, outbox: [] as OutboxRow[], pruneAfterSeq: null, headSeq };
   }
 
@@ -331,7 +315,7 @@ export class EventsService {
     const { ledger } = decision;
     if (ledger.issued.length + ledger.answered.length > 0) {
       const known = this.sessions.get(tenantId, sessionId) ?? { model: state.model };
-      this.sessions.set(tenantId, sessionId, { ...known, openCalls: openCallsAfter(known.openCalls, ledger) });
+      this.sessions.set(tenantId, sessionId, { ...known, openCalls: openCallsAfter(known.openCalls, ledger, OPEN_CALLS) });
     }
     const batchWritten = { firstSeq: decision.firstSeq, events, tokens: rows.reduce((sum, row) => sum + row.tokens, 0) };
     const { afterWrite } = decision;

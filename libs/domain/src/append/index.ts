@@ -1,2 +1,3 @@
 export * from './decide-append';
 export * from './session-log-writer';
+export * from './ledger-rows';
